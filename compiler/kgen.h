@@ -1,0 +1,527 @@
+/*
+ * kgen.h -- the compiler's internal header.
+ *
+ * One banner section per compiler file, in pipeline order; the header is the
+ * table of contents of compiler/.  Compiler data (tokens, AST, graphs, plans)
+ * lives in an Arena that is freed at once; nothing in here is freed piecewise.
+ * The only public API is include/kgen/kgen.h; everything here may change.
+ */
+#ifndef KGEN_INTERNAL_H
+#define KGEN_INTERNAL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define KG_MAX_RANK 8          /* tensors have at most this many axes */
+#define KG_MAX_NEST 256        /* deepest bracket/expression nesting accepted */
+#define KG_MAX_IDENT 64        /* identifiers: [A-Za-z_][A-Za-z0-9_]{0,63} */
+#define KG_MAX_INPUT (16u << 20) /* default --max-input: 16 MiB */
+#define KG_MAX_ERRORS 20       /* diagnostics printed before giving up */
+#define KG_MAX_BYTES (1ull << 40) /* one tensor may need at most 1 TiB */
+
+/* ======================================================================
+ * util.c -- arena, growable strings, fatal internal errors
+ * ====================================================================== */
+
+typedef struct Arena Arena;
+Arena *arena_new(void);
+void arena_free(Arena *a);                    /* accepts NULL */
+void *arena_alloc(Arena *a, size_t n);        /* zeroed; never NULL */
+char *arena_strndup(Arena *a, const char *s, size_t n);
+char *arena_strdup(Arena *a, const char *s);
+char *arena_printf(Arena *a, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Grow an arena array to hold at least n elements (amortised doubling). */
+void *arena_grow(Arena *a, void *p, int *cap, int n, size_t elem);
+#define ARENA_PUSH(A, ARR, N, CAP, X)                                         \
+    do {                                                                      \
+        (ARR) = arena_grow((A), (ARR), &(CAP), (N) + 1, sizeof *(ARR));       \
+        (ARR)[(N)++] = (X);                                                   \
+    } while (0)
+
+typedef struct Str {
+    char *buf;                                /* NUL-terminated, malloc'd */
+    size_t len, cap;
+} Str;
+void str_printf(Str *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void str_vprintf(Str *s, const char *fmt, va_list ap);
+void str_putc(Str *s, char c);
+void str_free(Str *s);
+
+/* A broken invariant inside kgen itself: print where and abort (QBE's die). */
+_Noreturn void die_at(const char *file, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+#define die(...) die_at(__FILE__, __LINE__, __VA_ARGS__)
+
+/* Read a whole file; NULL with errno set on failure or when over max bytes
+ * (errno = EFBIG, *size set to the real size). */
+char *read_file(const char *path, size_t max, size_t *size);
+uint64_t hash64(const void *p, size_t n, uint64_t seed); /* FNV-1a, 64 bit */
+
+/* ======================================================================
+ * diag.c -- user-facing diagnostics: file:line:col, the line, a caret
+ * ====================================================================== */
+
+typedef struct SrcFile {
+    const char *path;          /* as the user named it */
+    const char *text;          /* contents, NUL-terminated */
+    size_t len;
+} SrcFile;
+
+typedef struct Loc {
+    const SrcFile *file;       /* NULL: no location (a command-line error) */
+    int line, col;             /* 1-based; col counts bytes */
+    uint32_t off;              /* byte offset of the location */
+} Loc;
+
+typedef struct Diag {
+    FILE *fp;                  /* where to print; NULL: only into buf */
+    Str buf;                   /* everything printed, for tests */
+    int nerrors, nwarnings;
+    int max_errors;            /* stop after this many (KG_MAX_ERRORS) */
+    bool stopped;              /* the cap was reached: callers unwind */
+} Diag;
+
+void diag_init(Diag *d, FILE *fp);
+void diag_free(Diag *d);
+void diag_error(Diag *d, Loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void diag_warning(Diag *d, Loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void diag_note(Diag *d, Loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void diag_verror(Diag *d, const char *kind, Loc loc, const char *fmt,
+                 va_list ap);
+/* A file-level error: "path: error: msg" with no line. */
+void diag_file_error(Diag *d, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Escape raw bytes for a message: printable ASCII as is, others \xNN;
+ * at most max bytes of input, then "...". */
+char *diag_escape(Arena *a, const char *s, size_t n, size_t max);
+
+/* ======================================================================
+ * lex.c -- bytes to tokens
+ *
+ * Statements end at newlines, except inside ( ) and [ ], where newlines are
+ * skipped.  The lexer validates UTF-8 everywhere (comments included),
+ * accepts LF, CRLF and CR line ends and a leading BOM, and rejects NUL.
+ * ====================================================================== */
+
+typedef enum {
+    T_EOF, T_NEWLINE, T_IDENT, T_NUM, T_STR,
+    T_LPAREN, T_RPAREN, T_LBRACK, T_RBRACK,
+    T_COMMA, T_EQ, T_COLON, T_PLUS, T_MINUS, T_STAR, T_SLASH, T_BAR,
+} TokKind;
+
+typedef struct Token {
+    TokKind kind;
+    Loc loc;
+    const char *s;             /* T_IDENT: the name; T_STR: unquoted text */
+    int len;                   /* length of the source spelling */
+    double num;                /* T_NUM */
+    bool is_int;               /* T_NUM written without '.', 'e' */
+    int64_t ival;              /* T_NUM when is_int and it fits */
+    bool overflow;             /* T_NUM integer that does not fit int64 */
+} Token;
+
+/* Tokens end with T_EOF.  Errors go to d; the array is still well formed. */
+Token *lex(const SrcFile *f, Diag *d, Arena *a, int *ntok);
+const char *tok_kind_name(TokKind k);
+
+/* ======================================================================
+ * parse.c -- tokens to an AST of statements
+ * ====================================================================== */
+
+typedef enum {
+    E_NUM,                     /* num / ival / is_int */
+    E_STR,                     /* name = the string */
+    E_NAME,                    /* name */
+    E_CALL,                    /* name(args), kw[i] names keyword args */
+    E_LIST,                    /* [args] */
+    E_BINOP,                   /* lhs op rhs, op one of + - * / */
+    E_NEG,                     /* -lhs */
+} ExprKind;
+
+typedef struct Expr Expr;
+struct Expr {
+    ExprKind kind;
+    Loc loc;                   /* first token (the operator for E_BINOP) */
+    double num;
+    bool is_int;
+    int64_t ival;
+    const char *name;
+    char op;                   /* E_BINOP: '+', '-', '*', '/' */
+    Expr *lhs, *rhs;
+    Expr **args;               /* E_CALL, E_LIST */
+    const char **kw;           /* E_CALL: keyword of arg i, or NULL */
+    Loc *kwloc;                /* E_CALL: location of keyword i */
+    int nargs;
+};
+
+typedef enum {
+    S_MODEL,                   /* model NAME */
+    S_PATTERN,                 /* pattern NAME            (pattern files) */
+    S_TEMPLATE,                /* template NAME           (pattern files) */
+    S_DIM,                     /* dim A = e, B = e, C      (defaults optional) */
+    S_DTYPE,                   /* dtype DT = f16  |  dtype DT (pattern var) */
+    S_INPUT,                   /* input NAME : TYPE */
+    S_WEIGHT,                  /* weight NAME : TYPE */
+    S_PARAM,                   /* param A, B              (pattern holes) */
+    S_OPVAR,                   /* op ACT = atan | silu    (pattern op sets) */
+    S_OUTPUT,                  /* output A, B */
+    S_ASSIGN,                  /* A, B = expr */
+} StmtKind;
+
+typedef struct TypeExpr {
+    const char *dtype;         /* a dtype name or a dtype variable */
+    Loc dtype_loc;
+    Expr **dims;               /* dim expressions */
+    int ndims;
+} TypeExpr;
+
+typedef struct Stmt {
+    StmtKind kind;
+    Loc loc;                   /* the statement's first token */
+    const char **names;        /* declared / assigned / listed names */
+    Loc *name_locs;
+    Expr **values;             /* S_DIM: default of names[i] or NULL */
+    int nnames;
+    const char *value_name;    /* S_DTYPE: the dtype; NULL for a variable */
+    Loc value_loc;
+    const char **opset;        /* S_OPVAR: the op names */
+    Loc *opset_locs;
+    int nopset;
+    TypeExpr type;             /* S_INPUT, S_WEIGHT */
+    Expr *rhs;                 /* S_ASSIGN */
+    int line_last;             /* last source line (statements may wrap) */
+} Stmt;
+
+typedef struct Ast {
+    const SrcFile *file;
+    Stmt **stmts;
+    int nstmts;
+} Ast;
+
+/* Parse a whole file.  Returns an Ast even after errors (check d). */
+Ast *parse(const SrcFile *f, Diag *d, Arena *a);
+
+/* ======================================================================
+ * ops.c -- the op table (ops.def) and parsed signatures
+ * ====================================================================== */
+
+typedef enum {
+#define OP(ID, NAME, CLASS, NRES, FLAGS, SIG) OP_##ID,
+#include "ops.def"
+    OP_COUNT
+} OpId;
+
+typedef enum {
+    OC_UNARY, OC_BINARY, OC_PRELU, OC_MASKED, OC_REDUCE, OC_ROWNORM,
+    OC_GEMM, OC_LAYOUT, OC_FUSED,
+} OpClass;
+
+enum { OF_ELEM = 1, OF_COMMUT = 2 };
+
+typedef enum {
+    DT_BOOL, DT_I32, DT_F16, DT_BF16, DT_F32,
+    DT_COUNT,
+    DT_WEAK = DT_COUNT,        /* a bare number in an expression (PyTorch's
+                                  Python scalar: the tensor's dtype wins) */
+} DType;
+
+const char *dtype_name(DType t);
+int dtype_lookup(const char *name);          /* -1 if not a dtype */
+int dtype_size(DType t);                     /* bytes per element */
+bool dtype_is_float(DType t);
+
+typedef enum {
+    P_TENSOR, P_OPT_TENSOR, P_TENSOR_LIST,
+    P_INT, P_AXIS, P_FLOAT, P_BOOL, P_STR, P_DTYPE, P_INTS,
+} ParamKind;
+
+typedef enum { A_NONE, A_INT, A_FLOAT, A_BOOL, A_STR, A_DTYPE, A_INTS } AttrKind;
+
+typedef struct Attr {
+    AttrKind kind;             /* A_NONE: optional and absent */
+    int64_t i;                 /* A_INT (axes normalised), A_BOOL, A_DTYPE */
+    double f;                  /* A_FLOAT */
+    const char *s;             /* A_STR */
+    int64_t *ints;             /* A_INTS */
+    int n;
+    /* pattern graphs only: */
+    const Expr *expr;          /* the source expression (symbolic dims) */
+    int hole;                  /* index of a `param` hole, or -1 */
+    Loc loc;
+} Attr;
+
+typedef struct Param {
+    const char *name;
+    ParamKind kind;
+    bool optional;             /* may be absent (T?, "?" or has a default) */
+    bool has_default;
+    Attr def;                  /* the default, when has_default */
+} Param;
+
+#define KG_MAX_PARAMS 8
+
+typedef struct OpInfo {
+    const char *name;
+    OpClass cls;
+    int nres;                  /* -1: decided by the arguments */
+    unsigned flags;
+    int nparams;
+    Param params[KG_MAX_PARAMS];
+    int ntensor;               /* tensor parameters (T, T?) before others */
+} OpInfo;
+
+const OpInfo *op_info(int op);
+int op_lookup(const char *name, size_t len); /* -1 if unknown */
+/* The op name closest to name (edit distance <= 2), or NULL. */
+const char *op_suggest(const char *name);
+/* The parameter index named name in op, or -1. */
+int op_param(int op, const char *name);
+
+/* ======================================================================
+ * sema.c -- AST to a typed graph
+ *
+ * Models get concrete shapes (dims bound from defaults, --dim and --dtype).
+ * Pattern files get ranks and symbolic dims (each Value keeps the Expr of
+ * every axis that is known from a declaration), which is all the matcher
+ * needs: the model is already checked.
+ * ====================================================================== */
+
+typedef struct Node Node;
+typedef struct Value Value;
+
+typedef enum { V_INPUT, V_WEIGHT, V_CONST, V_NODE } ValueKind;
+
+struct Value {
+    int id;                    /* index in Graph.values */
+    ValueKind kind;
+    const char *name;          /* the user's name, or NULL for temporaries */
+    int version;               /* 1 for the first binding of name, 2, ... */
+    DType dt;
+    int dtvar;                 /* pattern: dtype variable index, or -1 */
+    int rank;
+    int64_t shape[KG_MAX_RANK];/* models: concrete */
+    const Expr *sym[KG_MAX_RANK]; /* patterns: declared dim expr or NULL */
+    double cval;               /* V_CONST */
+    int hole;                  /* pattern V_CONST: `param` index, or -1 */
+    Node *def;                 /* V_NODE: producer */
+    int def_res;               /* V_NODE: which result of def */
+    Node **uses;               /* consumer nodes (with repeats) */
+    int nuses, cap_uses;
+    bool is_output;
+    int output_index;          /* position in `output`, when is_output */
+    Loc loc;                   /* where it was defined */
+};
+
+struct Node {
+    int id;                    /* index in Graph.nodes: topological order */
+    int op;                    /* OpId */
+    int opvar;                 /* pattern: `op` variable index, or -1 */
+    Value **in;                /* tensor params in order (NULL: absent T?) or
+                                  the list of a T* op */
+    int nin;
+    Value **out;
+    int nout;
+    Attr attr[KG_MAX_PARAMS];  /* per signature param; tensor ones A_NONE */
+    Loc loc;                   /* the call or operator */
+    int line_first, line_last; /* source lines of the statement */
+    int kernel;                /* plan: index of its kernel, -1 before */
+};
+
+typedef struct DimVar {
+    const char *name;
+    Loc loc;
+    int64_t value;             /* models: bound value */
+    bool bound;
+} DimVar;
+
+typedef struct DTypeVar {
+    const char *name;
+    Loc loc;
+    DType dt;                  /* models: bound dtype */
+    bool bound;
+} DTypeVar;
+
+typedef struct OpVar {
+    const char *name;
+    Loc loc;
+    int *ops;                  /* OpIds the variable may stand for */
+    int nops;
+} OpVar;
+
+typedef struct Graph {
+    const SrcFile *file;
+    const char *name;          /* model or pattern name */
+    bool is_pattern;
+    const char *template_name; /* pattern: `template` */
+    Loc name_loc;
+    DimVar *dims; int ndims;
+    DTypeVar *dtypes; int ndtypes;
+    const char **params; Loc *param_locs; int nparams; /* pattern holes */
+    OpVar *opvars; int nopvars;
+    Value **values; int nvalues, cap_values;
+    Node **nodes; int nnodes, cap_nodes;       /* in topological order */
+    Value **inputs; int ninputs, cap_inputs;   /* inputs then weights, as
+                                                  declared */
+    Value **outputs; int noutputs;
+} Graph;
+
+/* A command-line binding: --dim NAME=V or --dtype NAME=T. */
+typedef struct Override {
+    const char *name;
+    const char *value;
+    bool is_dtype;
+    bool used;                 /* set by sema: the name exists */
+} Override;
+
+/* Build the graph of a parsed file.  NULL after errors (reported to d). */
+Graph *sema(const Ast *ast, Override *ov, int nov, Diag *d, Arena *a);
+int64_t numel(const Value *v);               /* product of the shape */
+/* A value's name for messages: "x", "h#2" for the second binding, or "%7". */
+const char *value_label(Arena *a, const Value *v);
+void graph_dump(FILE *fp, const Graph *g);
+
+/* ======================================================================
+ * match.c -- generic fusion matcher over pattern graphs
+ * ====================================================================== */
+
+typedef struct Pattern {
+    Graph *g;                  /* is_pattern; template_name set */
+    const char *path;          /* the pattern file */
+    const char *variant;       /* the file's stem, e.g. "sdpa_keypad" */
+    int priority;              /* more nodes first; then file name */
+} Pattern;
+
+typedef struct PatternSet {
+    Pattern **p;
+    int n;
+} PatternSet;
+
+/* Load every *.pat of dir as patterns (sorted by file name). Errors in a
+ * pattern file are reported like model errors.  NULL on error. */
+PatternSet *patterns_load(const char *dir, Diag *d, Arena *a);
+
+typedef struct Match {
+    const Pattern *pat;
+    Value **val;               /* per pattern value id: model value or NULL */
+    Node **node;               /* per pattern node id: model node */
+    int64_t *dim;              /* per pattern dim: bound value */
+    bool *dim_bound;
+    double *param;             /* per pattern param: captured number */
+    Attr *param_attr;          /* per pattern param: captured attribute */
+    bool *param_bound;
+    int *opvar;                /* per pattern op variable: the OpId */
+    DType *dtvar;              /* per pattern dtype variable */
+    bool *dtvar_bound;
+} Match;
+
+/* Find non-overlapping matches of every pattern in g, largest first.
+ * Matched nodes get their `kernel` field set to -2 - match index. */
+Match **match_all(Graph *g, const PatternSet *ps, Arena *a, int *nmatch);
+/* The model value bound to the pattern input / output / param named name. */
+Value *match_value(const Match *m, const char *name);
+
+/* ======================================================================
+ * plan.c -- cover the graph with kernels
+ * ====================================================================== */
+
+typedef enum {
+    K_FUSED,                   /* a pattern match, its template */
+    K_ELEMWISE,                /* a chain/DAG of elementwise ops (with index
+                                  remapping layout ops folded in) */
+    K_GENERIC,                 /* one non-elementwise op: gemm, reduction */
+    K_VIEW,                    /* a layout op that moves no data */
+    K_COPY,                    /* a layout op that must copy */
+} KernelKind;
+
+typedef struct Kernel {
+    int id;
+    KernelKind kind;
+    const char *name;          /* e.g. "k3_gated_tanh_residual" */
+    const char *op;            /* pattern name, "elementwise" or the op */
+    const char *template_name; /* the template that implements it */
+    Match *match;              /* K_FUSED */
+    Node **nodes; int nnodes, cap_nodes;  /* topological order */
+    Value **in; int nin, cap_in;          /* values read from outside */
+    Value **out; int nout, cap_out;       /* values visible outside */
+    double flops;
+    double bytes;              /* minimum bytes moved: inputs + outputs */
+    int line_first, line_last;
+    int *lines; int nlines, cap_lines;    /* every source line covered */
+} Kernel;
+
+typedef struct Plan {
+    Graph *g;
+    Match **matches; int nmatches;
+    Kernel **k; int nk;        /* execution order */
+    /* Memory layout of every value (by Value.id): kernel outputs are
+     * contiguous; a view shares its base's memory through strides and an
+     * element offset. */
+    int64_t (*strides)[KG_MAX_RANK];
+    int64_t *offset;
+    Value **base;              /* the value whose memory a view reads */
+} Plan;
+
+Plan *plan_build(Graph *g, const PatternSet *ps, Arena *a);
+const char *kernel_kind_name(KernelKind k);
+void plan_print(FILE *fp, const Plan *p, Arena *a);   /* the table */
+void plan_json(FILE *fp, const Plan *p, Arena *a);
+void plan_dump(FILE *fp, const Plan *p);              /* -d plan */
+
+/* ======================================================================
+ * interp.c -- double-precision reference interpreter
+ * ====================================================================== */
+
+typedef struct Tensor {
+    DType dt;
+    int rank;
+    int64_t shape[KG_MAX_RANK];
+    int64_t n;                 /* elements */
+    double *data;              /* row-major, malloc'd */
+} Tensor;
+
+/* Evaluate g with seeded random inputs and weights.  With p == NULL, op by
+ * op; with a plan, kernel by kernel (fused kernels through their own
+ * reference, elementwise kernels element by element).  outs receives
+ * g->noutputs tensors (caller frees with tensor_free).  0 on success; on
+ * failure -1 with a message in err. */
+int interp_run(const Graph *g, const Plan *p, uint64_t seed, Tensor *outs,
+               Str *err);
+void tensor_free(Tensor *t);
+/* Relative L2 error of b against a and the max abs difference; NaN and Inf
+ * must occur in the same places (else returns INFINITY). */
+double tensor_rel_err(const Tensor *a, const Tensor *b, double *max_abs);
+
+/* ======================================================================
+ * pipeline.c -- the stages in order, and the commands built on them
+ * ====================================================================== */
+
+typedef struct Options {
+    const char *cmd;           /* plan, run, ... */
+    const char *path;          /* the model */
+    Override *ov; int nov;
+    const char *patterns_dir;  /* --patterns, $KGEN_PATTERNS, built-in */
+    size_t max_input;          /* --max-input */
+    bool json;
+    bool ref;                  /* run --ref */
+    bool fused;                /* run --plan: evaluate the fused plan too */
+    uint64_t seed;
+    const char *dump;          /* -d: "parse", "match", "plan", "all" */
+    int verbose;               /* -v */
+    bool quiet;                /* -q */
+} Options;
+
+/* Load, parse, check, match and plan a model; NULL after reporting errors. */
+Graph *pipeline_graph(const Options *o, Diag *d, Arena *a); /* to sema */
+Plan *pipeline_plan(const Options *o, Diag *d, Arena *a);
+int kgen_main(int argc, char **argv);      /* the CLI; returns exit code */
+int cmd_devices(bool json);                /* devices.c: kgen devices */
+
+#endif

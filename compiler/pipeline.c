@@ -1,0 +1,376 @@
+/*
+ * pipeline.c -- the stages in order, and the commands built on them.
+ *
+ *   read -> parse -> sema -> match -> plan            (kgen plan)
+ *                                  \-> interp          (kgen run --ref)
+ *
+ * Each stage takes the previous one's result and a Diag; a stage that
+ * reports an error ends the pipeline, and nothing is written anywhere.
+ * Exit codes: 0 success, 1 a check failed, 2 bad input or usage.
+ */
+#include "kgen.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int cmd_devices(bool json);    /* devices.c */
+
+static const char *patterns_dir(const Options *o)
+{
+    if (o->patterns_dir)
+        return o->patterns_dir;
+    const char *env = getenv("KGEN_PATTERNS");
+    if (env && *env)
+        return env;
+#ifdef KGEN_SOURCE_DIR
+    static char buf[4096];
+    snprintf(buf, sizeof buf, "%s/patterns", KGEN_SOURCE_DIR);
+    if (access(buf, R_OK) == 0)
+        return buf;
+#endif
+#ifdef KGEN_DATA_DIR
+    return KGEN_DATA_DIR "/patterns";
+#else
+    return "patterns";
+#endif
+}
+
+static SrcFile *load_source(const char *path, size_t max, Diag *d, Arena *a)
+{
+    size_t size = 0;
+    errno = 0;
+    char *text = read_file(path, max, &size);
+    if (!text) {
+        if (errno == EFBIG)
+            diag_file_error(d, path, "file is %zu MiB, limit %zu MiB "
+                            "(--max-input)", (size + (1u << 20) - 1) >> 20,
+                            max >> 20);
+        else
+            diag_file_error(d, path, "cannot read: %s", strerror(errno));
+        return NULL;
+    }
+    SrcFile *f = arena_alloc(a, sizeof *f);
+    f->path = arena_strdup(a, path);
+    f->text = arena_strndup(a, text, size);
+    f->len = size;
+    free(text);
+    return f;
+}
+
+static bool want_dump(const Options *o, const char *stage)
+{
+    return o->dump && (!strcmp(o->dump, stage) || !strcmp(o->dump, "all"));
+}
+
+Graph *pipeline_graph(const Options *o, Diag *d, Arena *a)
+{
+    SrcFile *f = load_source(o->path, o->max_input, d, a);
+    if (!f)
+        return NULL;
+    Ast *ast = parse(f, d, a);
+    if (d->nerrors)
+        return NULL;
+    Graph *g = sema(ast, o->ov, o->nov, d, a);
+    if (!g)
+        return NULL;
+    if (g->is_pattern) {
+        diag_error(d, g->name_loc, "this is a pattern file; kgen %s takes a "
+                   "model", o->cmd);
+        return NULL;
+    }
+    if (want_dump(o, "parse")) {
+        fprintf(stdout, "# after parse and sema\n");
+        graph_dump(stdout, g);
+    }
+    return g;
+}
+
+Plan *pipeline_plan(const Options *o, Diag *d, Arena *a)
+{
+    Graph *g = pipeline_graph(o, d, a);
+    if (!g)
+        return NULL;
+    PatternSet *ps = patterns_load(patterns_dir(o), d, a);
+    if (!ps)
+        return NULL;
+    Plan *p = plan_build(g, ps, a);
+    if (want_dump(o, "match")) {
+        fprintf(stdout, "# after match: %d match%s\n", p->nmatches,
+                p->nmatches == 1 ? "" : "es");
+        for (int i = 0; i < p->nmatches; i++) {
+            Match *m = p->matches[i];
+            fprintf(stdout, "  %s (%s):", m->pat->g->name, m->pat->variant);
+            for (int j = 0; j < m->pat->g->nnodes; j++)
+                fprintf(stdout, " %s@%d", op_info(m->node[j]->op)->name,
+                        m->node[j]->line_first);
+            fprintf(stdout, "\n");
+        }
+    }
+    if (want_dump(o, "plan"))
+        plan_dump(stdout, p);
+    return p;
+}
+
+/* ---- commands ------------------------------------------------------------ */
+
+static int cmd_plan(const Options *o)
+{
+    Arena *a = arena_new();
+    Diag d;
+    diag_init(&d, stderr);
+    Plan *p = pipeline_plan(o, &d, a);
+    int rc = p ? 0 : 2;
+    if (p) {
+        if (o->json)
+            plan_json(stdout, p, a);
+        else
+            plan_print(stdout, p, a);
+    }
+    diag_free(&d);
+    arena_free(a);
+    return rc;
+}
+
+static void print_tensor_summary(const char *name, const Tensor *t)
+{
+    double sum = 0, asum = 0, mn = INFINITY, mx = -INFINITY;
+    int64_t nonfinite = 0;
+    for (int64_t i = 0; i < t->n; i++) {
+        double x = t->data[i];
+        if (!isfinite(x)) {
+            nonfinite++;
+            continue;
+        }
+        sum += x;
+        asum += fabs(x);
+        if (x < mn) mn = x;
+        if (x > mx) mx = x;
+    }
+    printf("%-10s %s[", name, dtype_name(t->dt));
+    for (int i = 0; i < t->rank; i++)
+        printf("%s%lld", i ? ", " : "", (long long)t->shape[i]);
+    printf("]  mean %.10g  mean|x| %.10g  min %.6g  max %.6g", sum / (double)t->n,
+           asum / (double)t->n, mn, mx);
+    if (nonfinite)
+        printf("  non-finite %lld", (long long)nonfinite);
+    printf("\n");
+}
+
+static int cmd_run(const Options *o)
+{
+    if (!o->ref) {
+        fprintf(stderr, "kgen: error: run needs --ref (device runs come with "
+                "kgen build)\n");
+        return 2;
+    }
+    Arena *a = arena_new();
+    Diag d;
+    diag_init(&d, stderr);
+    int rc = 2;
+    Plan *p = NULL;
+    Graph *g = o->fused ? NULL : pipeline_graph(o, &d, a);
+    if (o->fused && (p = pipeline_plan(o, &d, a)))
+        g = p->g;
+    if (!g)
+        goto out;
+    Tensor *ref = calloc((size_t)g->noutputs, sizeof *ref);
+    Tensor *fus = calloc((size_t)g->noutputs, sizeof *fus);
+    Str err = {0};
+    rc = 1;
+    if (interp_run(g, NULL, o->seed, ref, &err) != 0) {
+        fprintf(stderr, "kgen: error: %s\n", err.buf);
+    } else {
+        printf("reference (op by op, double, seed %llu):\n",
+               (unsigned long long)o->seed);
+        for (int i = 0; i < g->noutputs; i++)
+            print_tensor_summary(value_label(a, g->outputs[i]), &ref[i]);
+        rc = 0;
+        if (p && interp_run(g, p, o->seed, fus, &err) != 0) {
+            fprintf(stderr, "kgen: error: fused plan: %s\n", err.buf);
+            rc = 1;
+        } else if (p) {
+            printf("fused plan (%d kernels) against the reference:\n", p->nk);
+            for (int i = 0; i < g->noutputs; i++) {
+                double max_abs = 0;
+                double rel = tensor_rel_err(&ref[i], &fus[i], &max_abs);
+                bool ok = rel < 1e-12;
+                printf("%-10s rel-L2 %.3g  max-abs %.3g  %s\n",
+                       value_label(a, g->outputs[i]), rel, max_abs,
+                       ok ? "ok" : "MISMATCH");
+                if (!ok)
+                    rc = 1;
+            }
+        }
+        for (int i = 0; i < g->noutputs; i++) {
+            tensor_free(&ref[i]);
+            tensor_free(&fus[i]);
+        }
+    }
+    str_free(&err);
+    free(ref);
+    free(fus);
+out:
+    diag_free(&d);
+    arena_free(a);
+    return rc;
+}
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+        "usage: kgen COMMAND [options]\n"
+        "\n"
+        "  plan  MODEL.pat [--dim N=V]... [--dtype N=T]... [--json] [-d STAGE]\n"
+        "                     what will be fused, and how\n"
+        "  run   MODEL.pat --ref [--plan] [--seed N] [--dim N=V]... [--dtype N=T]...\n"
+        "                     evaluate in double precision on the CPU; --plan also\n"
+        "                     evaluates the fused plan and compares\n"
+        "  devices [--json]   usable backends and devices\n"
+        "  tune, build, gen, cache, space: not implemented yet\n"
+        "\n"
+        "options:\n"
+        "  --patterns DIR     pattern files (default: $KGEN_PATTERNS, else the\n"
+        "                     installed patterns)\n"
+        "  --max-input BYTES  largest model file accepted (default 16 MiB)\n"
+        "  -d parse|match|plan|all   dump the graph after that stage\n"
+        "  -v, -q             more / less progress output\n"
+        "  --version, --help\n");
+}
+
+static bool add_override(Options *o, const char *arg, bool is_dtype, Arena *a)
+{
+    const char *eq = strchr(arg, '=');
+    if (!eq || eq == arg || !eq[1]) {
+        fprintf(stderr, "kgen: error: --%s %s: expected NAME=VALUE\n",
+                is_dtype ? "dtype" : "dim", arg);
+        return false;
+    }
+    Override *nv = arena_alloc(a, (size_t)(o->nov + 1) * sizeof *nv);
+    if (o->nov)
+        memcpy(nv, o->ov, (size_t)o->nov * sizeof *nv);
+    nv[o->nov].name = arena_strndup(a, arg, (size_t)(eq - arg));
+    nv[o->nov].value = arena_strdup(a, eq + 1);
+    nv[o->nov].is_dtype = is_dtype;
+    o->ov = nv;
+    o->nov++;
+    return true;
+}
+
+int kgen_main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    Arena *a = arena_new();
+    Options o = {.cmd = argv[1], .max_input = KG_MAX_INPUT, .seed = 1};
+    int rc = 2;
+    if (!strcmp(o.cmd, "--help") || !strcmp(o.cmd, "-h") || !strcmp(o.cmd, "help")) {
+        usage(stdout);
+        rc = 0;
+        goto out;
+    }
+    if (!strcmp(o.cmd, "--version")) {
+#ifdef KGEN_VERSION
+        printf("kgen %s\n", KGEN_VERSION);
+#endif
+        rc = 0;
+        goto out;
+    }
+    for (int i = 2; i < argc; i++) {
+        const char *s = argv[i];
+        const char *val = NULL;
+        /* options with a value: --opt V or --opt=V */
+        static const char *with_value[] = {"--dim", "--dtype", "--seed",
+            "--patterns", "--max-input", "-d"};
+        for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++) {
+            size_t n = strlen(with_value[k]);
+            if (!strncmp(s, with_value[k], n) && (s[n] == 0 || s[n] == '=')) {
+                if (s[n] == '=')
+                    val = s + n + 1;
+                else if (i + 1 < argc)
+                    val = argv[++i];
+                else {
+                    fprintf(stderr, "kgen: error: %s needs a value\n", s);
+                    goto out;
+                }
+                s = with_value[k];
+                break;
+            }
+        }
+        if (!strcmp(s, "--dim") || !strcmp(s, "--dtype")) {
+            if (!add_override(&o, val, s[3] == 't', a))
+                goto out;
+        } else if (!strcmp(s, "--seed")) {
+            char *end;
+            o.seed = strtoull(val, &end, 10);
+            if (*end || end == val) {
+                fprintf(stderr, "kgen: error: --seed %s: expected an integer\n", val);
+                goto out;
+            }
+        } else if (!strcmp(s, "--patterns")) {
+            o.patterns_dir = val;
+        } else if (!strcmp(s, "--max-input")) {
+            char *end;
+            unsigned long long v = strtoull(val, &end, 10);
+            if (*end || end == val || v == 0) {
+                fprintf(stderr, "kgen: error: --max-input %s: expected bytes\n", val);
+                goto out;
+            }
+            o.max_input = (size_t)v;
+        } else if (!strcmp(s, "-d")) {
+            if (strcmp(val, "parse") && strcmp(val, "match") &&
+                strcmp(val, "plan") && strcmp(val, "all")) {
+                fprintf(stderr, "kgen: error: -d %s: expected parse, match, plan "
+                        "or all\n", val);
+                goto out;
+            }
+            o.dump = val;
+        } else if (!strcmp(s, "--json")) {
+            o.json = true;
+        } else if (!strcmp(s, "--ref")) {
+            o.ref = true;
+        } else if (!strcmp(s, "--plan")) {
+            o.fused = true;
+        } else if (!strcmp(s, "-v")) {
+            o.verbose++;
+        } else if (!strcmp(s, "-q")) {
+            o.quiet = true;
+        } else if (s[0] == '-' && s[1]) {
+            fprintf(stderr, "kgen: error: unknown option '%s'\n", s);
+            goto out;
+        } else if (!o.path) {
+            o.path = s;
+        } else {
+            fprintf(stderr, "kgen: error: unexpected argument '%s'\n", s);
+            goto out;
+        }
+    }
+    if (!strcmp(o.cmd, "devices")) {
+        rc = cmd_devices(o.json);
+        goto out;
+    }
+    static const char *later[] = {"tune", "build", "gen", "cache", "space"};
+    for (size_t k = 0; k < sizeof later / sizeof *later; k++)
+        if (!strcmp(o.cmd, later[k])) {
+            fprintf(stderr, "kgen: error: 'kgen %s' is not implemented yet\n",
+                    o.cmd);
+            goto out;
+        }
+    if (strcmp(o.cmd, "plan") && strcmp(o.cmd, "run")) {
+        fprintf(stderr, "kgen: error: unknown command '%s'\n", o.cmd);
+        usage(stderr);
+        goto out;
+    }
+    if (!o.path) {
+        fprintf(stderr, "kgen: error: %s needs a model file\n", o.cmd);
+        goto out;
+    }
+    rc = !strcmp(o.cmd, "plan") ? cmd_plan(&o) : cmd_run(&o);
+out:
+    arena_free(a);
+    return rc;
+}

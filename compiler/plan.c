@@ -1,0 +1,719 @@
+/*
+ * plan.c -- the fifth stage: cover the whole graph with kernels.
+ *
+ * In order of preference:
+ *   1. pattern matches become fused kernels (their template);
+ *   2. elementwise ops, and the layout ops that follow an elementwise op,
+ *      group into generated elementwise kernels (layout ops become index
+ *      remapping inside them);
+ *   3. a layout op on anything else is a view (strides and an offset over
+ *      its input's memory, no kernel) when it can be, otherwise a copy;
+ *   4. every other op is a generic kernel of its own: contractions on the
+ *      gemm template (depthwise conv1d on dwconv), norms and softmax on
+ *      rownorm, reductions on reduce, sdpa on sdpa.
+ * Invariants: every node of the graph is in exactly one kernel; the kernel
+ * graph is acyclic (merges are checked, and the final topological sort
+ * would die on a cycle); kernels are listed in an executable order.
+ */
+#include "kgen.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Planner {
+    Plan *p;
+    Graph *g;
+    Arena *a;
+    int *stamp;                /* DFS visit marks by node id */
+    int gen;
+    bool *member;              /* node id -> in the group being tested */
+} Planner;
+
+static Kernel *new_kernel(Planner *P, KernelKind kind, const char *op,
+                          const char *tmpl)
+{
+    Plan *p = P->p;
+    Kernel *k = arena_alloc(P->a, sizeof *k);
+    k->id = p->nk;
+    k->kind = kind;
+    k->op = op;
+    k->template_name = tmpl;
+    int cap = p->nk;
+    ARENA_PUSH(P->a, p->k, p->nk, cap, k);
+    return k;
+}
+
+static void add_node(Planner *P, Kernel *k, Node *n)
+{
+    n->kernel = k->id;
+    ARENA_PUSH(P->a, k->nodes, k->nnodes, k->cap_nodes, n);
+}
+
+static Kernel *kernel_of(Planner *P, const Value *v)
+{
+    if (v->kind != V_NODE || v->def->kernel < 0)
+        return NULL;
+    return P->p->k[v->def->kernel];
+}
+
+/* ---- acyclic merging ---------------------------------------------------- */
+
+/* Can node v's producer reach a member node, walking producers?  Only nodes
+ * with ids >= lo can (the graph is in topological order). */
+static bool reaches_member(Planner *P, const Node *n, int lo)
+{
+    if (n->id < lo)
+        return false;
+    if (P->member[n->id])
+        return true;
+    if (P->stamp[n->id] == P->gen)
+        return false;
+    P->stamp[n->id] = P->gen;
+    for (int i = 0; i < n->nin; i++)
+        if (n->in[i] && n->in[i]->kind == V_NODE &&
+            reaches_member(P, n->in[i]->def, lo))
+            return true;
+    return false;
+}
+
+/* Would putting n together with the groups ks[0..nk) make a cycle?  With
+ * one group, only n's own inputs can close one; merging several groups
+ * needs every external input checked. */
+static bool can_merge(Planner *P, Kernel **ks, int nk, Node *n)
+{
+    int lo = n->id;
+    for (int i = 0; i < nk; i++)
+        for (int j = 0; j < ks[i]->nnodes; j++) {
+            P->member[ks[i]->nodes[j]->id] = true;
+            if (ks[i]->nodes[j]->id < lo)
+                lo = ks[i]->nodes[j]->id;
+        }
+    P->member[n->id] = true;
+    P->gen++;
+    bool ok = true;
+    for (int i = 0; i < n->nin && ok; i++) {
+        Value *v = n->in[i];
+        if (v && v->kind == V_NODE && !P->member[v->def->id])
+            ok = !reaches_member(P, v->def, lo);
+    }
+    for (int i = 0; nk > 1 && i < nk && ok; i++)
+        for (int j = 0; j < ks[i]->nnodes && ok; j++) {
+            Node *m = ks[i]->nodes[j];
+            for (int q = 0; q < m->nin && ok; q++) {
+                Value *v = m->in[q];
+                if (v && v->kind == V_NODE && !P->member[v->def->id])
+                    ok = !reaches_member(P, v->def, lo);
+            }
+        }
+    for (int i = 0; i < nk; i++)
+        for (int j = 0; j < ks[i]->nnodes; j++)
+            P->member[ks[i]->nodes[j]->id] = false;
+    P->member[n->id] = false;
+    return ok;
+}
+
+static int cmp_node(const void *a, const void *b)
+{
+    const Node *x = *(const Node *const *)a, *y = *(const Node *const *)b;
+    return x->id - y->id;
+}
+
+/* Move every node of src into dst (src is left empty and dropped later). */
+static void absorb(Planner *P, Kernel *dst, Kernel *src)
+{
+    for (int i = 0; i < src->nnodes; i++)
+        add_node(P, dst, src->nodes[i]);
+    src->nnodes = 0;
+    qsort(dst->nodes, (size_t)dst->nnodes, sizeof *dst->nodes, cmp_node);
+}
+
+/* ---- views ---------------------------------------------------------------- */
+
+static void contiguous(const Value *v, int64_t *st)
+{
+    int64_t s = 1;
+    for (int i = v->rank - 1; i >= 0; i--) {
+        st[i] = s;
+        s *= v->shape[i];
+    }
+}
+
+/* Strides that view x (with strides st) as y's shape without copying, or
+ * false if no such strides exist.  Walks x's axes from the innermost,
+ * cutting them into chunks that are contiguous among themselves, and maps
+ * each chunk onto the y axes holding the same number of elements. */
+static bool reshape_strides(const Value *x, const int64_t *st, const Value *y,
+                            int64_t *out)
+{
+    if (x->rank == 0) {
+        for (int i = 0; i < y->rank; i++)
+            out[i] = 1;
+        return true;
+    }
+    int vd = y->rank - 1;
+    int64_t base = st[x->rank - 1], tn = 1, vn = 1;
+    for (int td = x->rank - 1; td >= 0; td--) {
+        tn *= x->shape[td];
+        bool cut = td == 0 || (x->shape[td - 1] != 1 &&
+                               st[td - 1] != tn * base);
+        if (!cut)
+            continue;
+        while (vd >= 0 && (vn < tn || y->shape[vd] == 1)) {
+            out[vd] = vn * base;
+            vn *= y->shape[vd];
+            vd--;
+        }
+        if (vn != tn)
+            return false;
+        if (td > 0) {
+            base = st[td - 1];
+            tn = vn = 1;
+        }
+    }
+    return vd == -1;
+}
+
+/* Give value v the layout of a view of x by layout op n; false: a copy. */
+static bool view_layout(Planner *P, Node *n, int r)
+{
+    Plan *p = P->p;
+    Value *x = n->in[0], *y = n->out[r];
+    int64_t *xs = p->strides[x->id], *ys = p->strides[y->id];
+    int64_t off = p->offset[x->id];
+    switch (n->op) {
+    case OP_TRANSPOSE: {
+        int a = (int)n->attr[op_param(n->op, "dim0")].i;
+        int b = (int)n->attr[op_param(n->op, "dim1")].i;
+        memcpy(ys, xs, sizeof p->strides[0]);
+        ys[a] = xs[b];
+        ys[b] = xs[a];
+        break;
+    }
+    case OP_UNSQUEEZE: {
+        int ax = (int)n->attr[op_param(n->op, "axis")].i;
+        for (int i = 0, k = 0; i < y->rank; i++)
+            ys[i] = i == ax ? (k < x->rank ? xs[k] * x->shape[k] : 1) : xs[k++];
+        break;
+    }
+    case OP_SPLIT: {
+        int ax = (int)n->attr[op_param(n->op, "axis")].i;
+        memcpy(ys, xs, sizeof p->strides[0]);
+        for (int i = 0; i < r; i++)
+            off += n->out[i]->shape[ax] * xs[ax];
+        break;
+    }
+    case OP_RESHAPE:
+        if (!reshape_strides(x, xs, y, ys))
+            return false;
+        break;
+    default:
+        return false;
+    }
+    p->offset[y->id] = off;
+    p->base[y->id] = p->base[x->id] ? p->base[x->id] : x;
+    return true;
+}
+
+static bool is_view_op(int op)
+{
+    return op == OP_TRANSPOSE || op == OP_UNSQUEEZE || op == OP_SPLIT ||
+           op == OP_RESHAPE;
+}
+
+/* ---- costs ----------------------------------------------------------------- */
+
+static double node_flops(const Node *n)
+{
+    const Value *o = n->out[0];
+    double out = (double)numel(o);
+    switch (n->op) {
+    case OP_LINEAR: {
+        double k = (double)n->in[1]->shape[1];
+        return 2 * out * k + (n->in[2] ? out : 0);
+    }
+    case OP_MATMUL: {
+        const Value *a = n->in[0];
+        return 2 * out * (double)a->shape[a->rank - 1];
+    }
+    case OP_CONV1D: {
+        const Value *w = n->in[1];
+        return 2 * out * (double)w->shape[1] * (double)w->shape[2] +
+               (n->in[2] ? out : 0);
+    }
+    case OP_SDPA: {
+        const Value *q = n->in[0], *k = n->in[1];
+        double s = (double)k->shape[k->rank - 2], d = (double)q->shape[q->rank - 1];
+        double rows = (double)numel(q) / d;
+        return rows * s * (2 * d + 2 * (double)o->shape[o->rank - 1] + 5);
+    }
+    case OP_SOFTMAX: return 5 * out;
+    case OP_LAYERNORM: case OP_RMSNORM: return 8 * out;
+    case OP_SUM: case OP_MEAN: case OP_MAX: return (double)numel(n->in[0]);
+    default:
+        if (op_info(n->op)->flags & OF_ELEM)
+            return out;
+        return 0;                          /* layout */
+    }
+}
+
+static double bytes_of(const Value *v)
+{
+    return (double)numel(v) * dtype_size(v->dt);
+}
+
+/* Fill a kernel's inputs, outputs, cost and lines from its nodes. */
+static void finish_kernel(Planner *P, Kernel *k)
+{
+    Graph *g = P->g;
+    (void)g;
+    for (int i = 0; i < k->nnodes; i++)
+        P->member[k->nodes[i]->id] = true;
+    P->gen++;
+    k->line_first = INT32_MAX;
+    for (int i = 0; i < k->nnodes; i++) {
+        Node *n = k->nodes[i];
+        for (int j = 0; j < n->nin; j++) {
+            Value *v = n->in[j];
+            if (!v || v->kind == V_CONST ||
+                (v->kind == V_NODE && P->member[v->def->id]))
+                continue;
+            bool seen = false;
+            for (int q = 0; q < k->nin && !seen; q++)
+                seen = k->in[q] == v;
+            if (!seen)
+                ARENA_PUSH(P->a, k->in, k->nin, k->cap_in, v);
+        }
+        for (int j = 0; j < n->nout; j++) {
+            Value *v = n->out[j];
+            bool outside = v->is_output;
+            for (int u = 0; u < v->nuses && !outside; u++)
+                outside = !P->member[v->uses[u]->id];
+            if (outside)
+                ARENA_PUSH(P->a, k->out, k->nout, k->cap_out, v);
+        }
+        if (k->kind != K_VIEW)
+            k->flops += node_flops(n);
+        for (int l = n->line_first; l <= n->line_last; l++) {
+            bool seen = false;
+            for (int q = 0; q < k->nlines && !seen; q++)
+                seen = k->lines[q] == l;
+            if (!seen)
+                ARENA_PUSH(P->a, k->lines, k->nlines, k->cap_lines, l);
+        }
+        if (n->line_first < k->line_first)
+            k->line_first = n->line_first;
+        if (n->line_last > k->line_last)
+            k->line_last = n->line_last;
+    }
+    for (int i = 0; i < k->nnodes; i++)
+        P->member[k->nodes[i]->id] = false;
+    /* a view moves nothing; everything else reads its inputs and writes its
+     * outputs at least once */
+    if (k->kind != K_VIEW) {
+        for (int i = 0; i < k->nin; i++)
+            k->bytes += bytes_of(k->in[i]);
+        for (int i = 0; i < k->nout; i++)
+            k->bytes += bytes_of(k->out[i]);
+    }
+    for (int i = 1; i < k->nlines; i++)           /* insertion sort */
+        for (int j = i; j > 0 && k->lines[j - 1] > k->lines[j]; j--) {
+            int t = k->lines[j];
+            k->lines[j] = k->lines[j - 1];
+            k->lines[j - 1] = t;
+        }
+}
+
+static const char *generic_template(const Node *n)
+{
+    switch (n->op) {
+    case OP_LINEAR: case OP_MATMUL: return "gemm";
+    case OP_CONV1D: {
+        int64_t g = n->attr[op_param(n->op, "groups")].i;
+        return g > 1 && g == n->in[0]->shape[1] && g == n->out[0]->shape[1]
+                   ? "dwconv" : "gemm";
+    }
+    case OP_SOFTMAX: case OP_LAYERNORM: case OP_RMSNORM: return "rownorm";
+    case OP_SUM: case OP_MEAN: case OP_MAX: return "reduce";
+    case OP_SDPA: return "sdpa";
+    default: return "copy";
+    }
+}
+
+/* ---- the planner ------------------------------------------------------------ */
+
+static void order_kernels(Planner *P)
+{
+    Plan *p = P->p;
+    int nk = 0;
+    for (int i = 0; i < p->nk; i++)
+        if (p->k[i]->nnodes)
+            p->k[nk++] = p->k[i];
+    p->nk = nk;
+    for (int i = 0; i < nk; i++)
+        for (int j = 0; j < p->k[i]->nnodes; j++)
+            p->k[i]->nodes[j]->kernel = i;
+    /* Kahn's algorithm, always taking the ready kernel whose first node is
+     * earliest, so the order follows the source where it can. */
+    int *indeg = calloc((size_t)nk + 1, sizeof *indeg);
+    bool *done = calloc((size_t)nk + 1, 1);
+    Kernel **order = arena_alloc(P->a, (size_t)(nk + 1) * sizeof *order);
+    if (!indeg || !done)
+        die("out of memory");
+    for (int i = 0; i < nk; i++) {
+        Kernel *k = p->k[i];
+        for (int j = 0; j < k->nin; j++)
+            if (k->in[j]->kind == V_NODE)
+                indeg[i]++;
+    }
+    /* indeg counts producer edges; release them as producers finish */
+    for (int n = 0; n < nk; n++) {
+        int best = -1;
+        for (int i = 0; i < nk; i++)
+            if (!done[i] && indeg[i] == 0 &&
+                (best < 0 || p->k[i]->nodes[0]->id < p->k[best]->nodes[0]->id))
+                best = i;
+        if (best < 0)
+            die("plan: the kernel graph has a cycle");
+        done[best] = true;
+        order[n] = p->k[best];
+        for (int i = 0; i < nk; i++) {
+            if (done[i])
+                continue;
+            Kernel *k = p->k[i];
+            for (int j = 0; j < k->nin; j++)
+                if (k->in[j]->kind == V_NODE && k->in[j]->def->kernel == best)
+                    indeg[i]--;
+        }
+    }
+    free(indeg);
+    free(done);
+    for (int i = 0; i < nk; i++) {
+        p->k[i] = order[i];
+        p->k[i]->id = i;
+        for (int j = 0; j < p->k[i]->nnodes; j++)
+            p->k[i]->nodes[j]->kernel = i;
+        const char *what = p->k[i]->op;
+        p->k[i]->name = arena_printf(P->a, "k%d_%s", i, what);
+    }
+}
+
+Plan *plan_build(Graph *g, const PatternSet *ps, Arena *a)
+{
+    Plan *p = arena_alloc(a, sizeof *p);
+    p->g = g;
+    Planner P = {.p = p, .g = g, .a = a};
+    P.stamp = arena_alloc(a, (size_t)(g->nnodes + 1) * sizeof *P.stamp);
+    P.member = arena_alloc(a, (size_t)(g->nnodes + 1));
+    p->strides = arena_alloc(a, (size_t)(g->nvalues + 1) * sizeof *p->strides);
+    p->offset = arena_alloc(a, (size_t)(g->nvalues + 1) * sizeof *p->offset);
+    p->base = arena_alloc(a, (size_t)(g->nvalues + 1) * sizeof *p->base);
+    for (int i = 0; i < g->nvalues; i++)
+        contiguous(g->values[i], p->strides[i]);
+    for (int i = 0; i < g->nnodes; i++)
+        g->nodes[i]->kernel = -1;
+
+    p->matches = ps ? match_all(g, ps, a, &p->nmatches) : NULL;
+    for (int i = 0; i < p->nmatches; i++) {
+        Match *m = p->matches[i];
+        Kernel *k = new_kernel(&P, K_FUSED, m->pat->g->name,
+                               m->pat->g->template_name);
+        k->match = m;
+        for (int j = 0; j < m->pat->g->nnodes; j++)
+            add_node(&P, k, m->node[j]);
+        qsort(k->nodes, (size_t)k->nnodes, sizeof *k->nodes, cmp_node);
+    }
+    for (int i = 0; i < g->nnodes; i++) {
+        Node *n = g->nodes[i];
+        if (n->kernel != -1 && n->kernel >= 0)
+            continue;
+        const OpInfo *o = op_info(n->op);
+        bool elem = (o->flags & OF_ELEM) || n->op == OP_CONCAT;
+        bool view = is_view_op(n->op);
+        if (elem || view) {
+            /* the elementwise groups that produce n's inputs */
+            Kernel *ks[64];
+            int nk = 0;
+            for (int j = 0; j < n->nin && nk < 64; j++) {
+                Kernel *k = n->in[j] ? kernel_of(&P, n->in[j]) : NULL;
+                if (!k || k->kind != K_ELEMWISE)
+                    continue;
+                bool dup = false;
+                for (int q = 0; q < nk; q++)
+                    dup |= ks[q] == k;
+                if (!dup)
+                    ks[nk++] = k;
+            }
+            if (nk && can_merge(&P, ks, nk, n)) {
+                add_node(&P, ks[0], n);
+                for (int q = 1; q < nk; q++)
+                    absorb(&P, ks[0], ks[q]);
+                continue;
+            }
+            /* only some of them: the first that is safe */
+            bool placed = false;
+            for (int q = 0; q < nk && !placed && nk > 1; q++)
+                if (can_merge(&P, &ks[q], 1, n)) {
+                    add_node(&P, ks[q], n);
+                    placed = true;
+                }
+            if (placed)
+                continue;
+            if (elem) {
+                add_node(&P, new_kernel(&P, K_ELEMWISE, "elementwise",
+                                        "elementwise"), n);
+                continue;
+            }
+            bool ok = true;
+            for (int r = 0; r < n->nout && ok; r++)
+                ok = view_layout(&P, n, r);
+            Kernel *k = ok ? new_kernel(&P, K_VIEW, o->name, "-")
+                           : new_kernel(&P, K_COPY, o->name, "copy");
+            add_node(&P, k, n);
+            continue;
+        }
+        add_node(&P, new_kernel(&P, K_GENERIC, o->name, generic_template(n)), n);
+    }
+    for (int i = 0; i < p->nk; i++)
+        if (p->k[i]->nnodes)
+            finish_kernel(&P, p->k[i]);
+    order_kernels(&P);
+    for (int i = 0; i < g->nnodes; i++)
+        if (g->nodes[i]->kernel < 0)
+            die("plan: node %d is in no kernel", i);
+    return p;
+}
+
+const char *kernel_kind_name(KernelKind k)
+{
+    static const char *names[] = {"fused", "elementwise", "generic", "view",
+                                  "copy"};
+    return names[k];
+}
+
+/* ---- output -------------------------------------------------------------------- */
+
+static const char *tensor_str(Arena *a, const Value *v)
+{
+    Str s = {0};
+    str_printf(&s, "%s %s[", value_label(a, v), dtype_name(v->dt));
+    for (int i = 0; i < v->rank; i++)
+        str_printf(&s, "%s%lld", i ? ", " : "", (long long)v->shape[i]);
+    str_printf(&s, "]");
+    char *r = arena_strdup(a, s.buf);
+    str_free(&s);
+    return r;
+}
+
+static const char *human(Arena *a, double x, const char *unit)
+{
+    static const char *pre[] = {"", "K", "M", "G", "T", "P"};
+    int i = 0;
+    while (x >= 1000 && i < 5) {
+        x /= 1000;
+        i++;
+    }
+    return arena_printf(a, i ? "%.3g %s%s" : "%.0f %s%s", x, pre[i], unit);
+}
+
+static const char *lines_str(Arena *a, const Kernel *k)
+{
+    Str s = {0};
+    for (int i = 0; i < k->nlines;) {
+        int j = i;
+        while (j + 1 < k->nlines && k->lines[j + 1] == k->lines[j] + 1)
+            j++;
+        if (j > i)
+            str_printf(&s, "%s%d-%d", s.len ? "," : "", k->lines[i], k->lines[j]);
+        else
+            str_printf(&s, "%s%d", s.len ? "," : "", k->lines[i]);
+        i = j + 1;
+    }
+    char *r = arena_strdup(a, s.buf ? s.buf : "");
+    str_free(&s);
+    return r;
+}
+
+void plan_print(FILE *fp, const Plan *p, Arena *a)
+{
+    const Graph *g = p->g;
+    int counts[5] = {0};
+    double flops = 0, bytes = 0;
+    for (int i = 0; i < p->nk; i++) {
+        counts[p->k[i]->kind]++;
+        flops += p->k[i]->flops;
+        bytes += p->k[i]->bytes;
+    }
+    fprintf(fp, "model %s (%s): %d ops in %d kernels: %d fused, %d elementwise, "
+            "%d generic, %d copies; %d views\n", g->name, g->file->path,
+            g->nnodes, p->nk - counts[K_VIEW], counts[K_FUSED],
+            counts[K_ELEMWISE], counts[K_GENERIC], counts[K_COPY],
+            counts[K_VIEW]);
+    fprintf(fp, "\n%-3s %-28s %-11s %-11s %12s %12s %8s  %s\n", "#", "kernel",
+            "kind", "template", "FLOP", "min bytes", "FLOP/B", "lines");
+    for (int i = 0; i < p->nk; i++) {
+        const Kernel *k = p->k[i];
+        fprintf(fp, "%-3d %-28s %-11s %-11s %12s %12s %8.1f  %s\n", k->id,
+                k->name, kernel_kind_name(k->kind), k->template_name,
+                human(a, k->flops, ""), human(a, k->bytes, "B"),
+                k->bytes > 0 ? k->flops / k->bytes : 0.0, lines_str(a, k));
+        if (k->kind == K_FUSED)
+            fprintf(fp, "      pattern %s (%s)\n", k->match->pat->g->name,
+                    k->match->pat->path);
+        fprintf(fp, "      in:  ");
+        for (int j = 0; j < k->nin; j++)
+            fprintf(fp, "%s%s", j ? ", " : "", tensor_str(a, k->in[j]));
+        fprintf(fp, "\n      out: ");
+        for (int j = 0; j < k->nout; j++)
+            fprintf(fp, "%s%s", j ? ", " : "", tensor_str(a, k->out[j]));
+        fprintf(fp, "\n");
+    }
+    fprintf(fp, "\ntotal: %s FLOP, %s moved at least, %.1f FLOP/B\n",
+            human(a, flops, ""), human(a, bytes, "B"),
+            bytes > 0 ? flops / bytes : 0.0);
+    fprintf(fp, "left to the host runtime: none\n");
+}
+
+static void json_str(FILE *fp, const char *s)
+{
+    fputc('"', fp);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(fp, "\\%c", c);
+        else if (c < 0x20 || c >= 0x7f)
+            fprintf(fp, "\\u%04x", c);
+        else
+            fputc(c, fp);
+    }
+    fputc('"', fp);
+}
+
+static void json_tensor(FILE *fp, Arena *a, const Value *v)
+{
+    fprintf(fp, "{\"name\": ");
+    json_str(fp, value_label(a, v));
+    fprintf(fp, ", \"dtype\": \"%s\", \"shape\": [", dtype_name(v->dt));
+    for (int i = 0; i < v->rank; i++)
+        fprintf(fp, "%s%lld", i ? ", " : "", (long long)v->shape[i]);
+    fprintf(fp, "]}");
+}
+
+static void json_num(FILE *fp, double x)
+{
+    if (x == floor(x) && fabs(x) < 9e15)
+        fprintf(fp, "%.0f", x);
+    else
+        fprintf(fp, "%.6g", x);
+}
+
+void plan_json(FILE *fp, const Plan *p, Arena *a)
+{
+    const Graph *g = p->g;
+    fprintf(fp, "{\n  \"model\": ");
+    json_str(fp, g->name);
+    fprintf(fp, ",\n  \"file\": ");
+    json_str(fp, g->file->path);
+    fprintf(fp, ",\n  \"ops\": %d,\n  \"kernels\": [", g->nnodes);
+    for (int i = 0; i < p->nk; i++) {
+        const Kernel *k = p->k[i];
+        fprintf(fp, "%s\n    {\"index\": %d, \"name\": ", i ? "," : "", k->id);
+        json_str(fp, k->name);
+        fprintf(fp, ", \"kind\": \"%s\", \"op\": ", kernel_kind_name(k->kind));
+        json_str(fp, k->op);
+        fprintf(fp, ", \"template\": ");
+        json_str(fp, k->template_name);
+        if (k->kind == K_FUSED) {
+            const Match *m = k->match;
+            fprintf(fp, ", \"pattern\": ");
+            json_str(fp, m->pat->g->name);
+            fprintf(fp, ", \"pattern_file\": ");
+            json_str(fp, m->pat->path);
+            fprintf(fp, ", \"bindings\": {");
+            const Graph *pg = m->pat->g;
+            int nb = 0;
+            for (int j = 0; j < pg->ndims; j++) {
+                fprintf(fp, "%s", nb++ ? ", " : "");
+                json_str(fp, pg->dims[j].name);
+                fprintf(fp, ": %lld", (long long)m->dim[j]);
+            }
+            for (int j = 0; j < pg->nparams; j++) {
+                fprintf(fp, "%s", nb++ ? ", " : "");
+                json_str(fp, pg->params[j]);
+                fprintf(fp, ": ");
+                if (m->param_attr[j].kind == A_STR)
+                    json_str(fp, m->param_attr[j].s);
+                else
+                    fprintf(fp, "%.17g", m->param[j]);
+            }
+            for (int j = 0; j < pg->nopvars; j++) {
+                fprintf(fp, "%s", nb++ ? ", " : "");
+                json_str(fp, pg->opvars[j].name);
+                fprintf(fp, ": ");
+                json_str(fp, op_info(m->opvar[j])->name);
+            }
+            for (int j = 0; j < pg->ninputs; j++) {
+                fprintf(fp, "%s", nb++ ? ", " : "");
+                json_str(fp, pg->inputs[j]->name);
+                fprintf(fp, ": ");
+                json_str(fp, value_label(a, m->val[pg->inputs[j]->id]));
+            }
+            fprintf(fp, "}");
+        }
+        fprintf(fp, ",\n     \"inputs\": [");
+        for (int j = 0; j < k->nin; j++) {
+            fprintf(fp, "%s", j ? ", " : "");
+            json_tensor(fp, a, k->in[j]);
+        }
+        fprintf(fp, "],\n     \"outputs\": [");
+        for (int j = 0; j < k->nout; j++) {
+            fprintf(fp, "%s", j ? ", " : "");
+            json_tensor(fp, a, k->out[j]);
+        }
+        fprintf(fp, "],\n     \"ops\": [");
+        for (int j = 0; j < k->nnodes; j++)
+            fprintf(fp, "%s\"%s\"", j ? ", " : "", op_info(k->nodes[j]->op)->name);
+        fprintf(fp, "], \"flops\": ");
+        json_num(fp, k->flops);
+        fprintf(fp, ", \"bytes\": ");
+        json_num(fp, k->bytes);
+        fprintf(fp, ", \"intensity\": %.6g, \"lines\": [",
+                k->bytes > 0 ? k->flops / k->bytes : 0.0);
+        for (int j = 0; j < k->nlines; j++)
+            fprintf(fp, "%s%d", j ? ", " : "", k->lines[j]);
+        fprintf(fp, "]}");
+    }
+    fprintf(fp, "\n  ],\n  \"host\": []\n}\n");
+}
+
+void plan_dump(FILE *fp, const Plan *p)
+{
+    Arena *a = arena_new();
+    fprintf(fp, "# after plan: %d kernels\n", p->nk);
+    for (int i = 0; i < p->nk; i++) {
+        const Kernel *k = p->k[i];
+        fprintf(fp, "  %s [%s, %s]\n", k->name, kernel_kind_name(k->kind),
+                k->template_name);
+        for (int j = 0; j < k->nnodes; j++) {
+            const Node *n = k->nodes[j];
+            fprintf(fp, "    ");
+            for (int r = 0; r < n->nout; r++)
+                fprintf(fp, "%s%s", r ? ", " : "", value_label(a, n->out[r]));
+            fprintf(fp, " = %s(", op_info(n->op)->name);
+            for (int q = 0; q < n->nin; q++)
+                fprintf(fp, "%s%s", q ? ", " : "",
+                        n->in[q] ? value_label(a, n->in[q]) : "-");
+            fprintf(fp, ")");
+            if (k->kind == K_VIEW) {
+                const Value *v = n->out[0];
+                fprintf(fp, "    strides [");
+                for (int q = 0; q < v->rank; q++)
+                    fprintf(fp, "%s%lld", q ? ", " : "",
+                            (long long)p->strides[v->id][q]);
+                fprintf(fp, "] offset %lld", (long long)p->offset[v->id]);
+            }
+            fprintf(fp, "\n");
+        }
+    }
+    arena_free(a);
+}

@@ -1,0 +1,232 @@
+/*
+ * util.c -- the arena every compiler stage allocates from, growable strings,
+ * whole-file reads and die().
+ *
+ * The arena hands out zeroed memory from large blocks and frees it all at
+ * once.  With KGEN_ARENA_MALLOC set in the environment every allocation is a
+ * separate malloc, so ASan and valgrind see each object on its own.
+ */
+#include "kgen.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct Block {
+    struct Block *next;
+    size_t used, size;
+    max_align_t data[];
+} Block;
+
+struct Arena {
+    Block *head;
+    bool each_malloc;          /* KGEN_ARENA_MALLOC: one block per object */
+};
+
+Arena *arena_new(void)
+{
+    Arena *a = calloc(1, sizeof *a);
+    if (!a)
+        die("out of memory");
+    a->each_malloc = getenv("KGEN_ARENA_MALLOC") != NULL;
+    return a;
+}
+
+void arena_free(Arena *a)
+{
+    if (!a)
+        return;
+    for (Block *b = a->head, *next; b; b = next) {
+        next = b->next;
+        free(b);
+    }
+    free(a);
+}
+
+void *arena_alloc(Arena *a, size_t n)
+{
+    size_t align = sizeof(max_align_t);
+    n = (n + align - 1) / align * align;
+    if (n == 0)
+        n = align;
+    Block *b = a->head;
+    if (a->each_malloc || !b || b->size - b->used < n) {
+        size_t size = a->each_malloc ? n : (n > 60000 ? n : 64000);
+        b = malloc(sizeof *b + size);
+        if (!b)
+            die("out of memory (%zu bytes)", n);
+        b->size = size;
+        b->used = 0;
+        b->next = a->head;
+        a->head = b;
+    }
+    void *p = (char *)b->data + b->used;
+    b->used += n;
+    memset(p, 0, n);
+    return p;
+}
+
+char *arena_strndup(Arena *a, const char *s, size_t n)
+{
+    char *p = arena_alloc(a, n + 1);
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+char *arena_strdup(Arena *a, const char *s)
+{
+    return arena_strndup(a, s, strlen(s));
+}
+
+char *arena_printf(Arena *a, const char *fmt, ...)
+{
+    va_list ap, aq;
+    va_start(ap, fmt);
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        die("bad format");
+    char *p = arena_alloc(a, (size_t)n + 1);
+    vsnprintf(p, (size_t)n + 1, fmt, aq);
+    va_end(aq);
+    return p;
+}
+
+void *arena_grow(Arena *a, void *p, int *cap, int n, size_t elem)
+{
+    if (n <= *cap)
+        return p;
+    int ncap = *cap ? *cap : 4;
+    while (ncap < n) {
+        if (ncap > INT32_MAX / 2)
+            die("array too large");
+        ncap *= 2;
+    }
+    void *q = arena_alloc(a, (size_t)ncap * elem);
+    if (p)
+        memcpy(q, p, (size_t)*cap * elem);
+    *cap = ncap;
+    return q;
+}
+
+void str_vprintf(Str *s, const char *fmt, va_list ap)
+{
+    va_list aq;
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, fmt, aq);
+    va_end(aq);
+    if (n < 0)
+        die("bad format");
+    if (s->len + (size_t)n + 1 > s->cap) {
+        size_t cap = s->cap ? s->cap : 256;
+        while (cap < s->len + (size_t)n + 1)
+            cap *= 2;
+        char *p = realloc(s->buf, cap);
+        if (!p)
+            die("out of memory");
+        s->buf = p;
+        s->cap = cap;
+    }
+    vsnprintf(s->buf + s->len, (size_t)n + 1, fmt, ap);
+    s->len += (size_t)n;
+}
+
+void str_printf(Str *s, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    str_vprintf(s, fmt, ap);
+    va_end(ap);
+}
+
+void str_putc(Str *s, char c)
+{
+    str_printf(s, "%c", c);
+}
+
+void str_free(Str *s)
+{
+    free(s->buf);
+    s->buf = NULL;
+    s->len = s->cap = 0;
+}
+
+_Noreturn void die_at(const char *file, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s:%d: kgen internal error: ", file, line);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    abort();
+}
+
+char *read_file(const char *path, size_t max, size_t *size)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    struct stat st;
+    if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode)) {
+        fclose(fp);
+        errno = EISDIR;
+        return NULL;
+    }
+    if (fstat(fileno(fp), &st) == 0 && S_ISREG(st.st_mode) &&
+        (uint64_t)st.st_size > max) {
+        *size = (size_t)st.st_size;
+        fclose(fp);
+        errno = EFBIG;
+        return NULL;
+    }
+    /* Read in chunks: pipes and /dev files report no size. */
+    size_t cap = 4096, len = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        die("out of memory");
+    for (;;) {
+        if (len + 1 >= cap) {
+            cap *= 2;
+            char *p = realloc(buf, cap);
+            if (!p)
+                die("out of memory");
+            buf = p;
+        }
+        size_t n = fread(buf + len, 1, cap - len - 1, fp);
+        len += n;
+        if (len > max) {
+            *size = len;
+            free(buf);
+            fclose(fp);
+            errno = EFBIG;
+            return NULL;
+        }
+        if (n == 0)
+            break;
+    }
+    int err = ferror(fp);
+    fclose(fp);
+    if (err) {
+        free(buf);
+        errno = EIO;
+        return NULL;
+    }
+    buf[len] = 0;
+    *size = len;
+    return buf;
+}
+
+uint64_t hash64(const void *p, size_t n, uint64_t seed)
+{
+    const unsigned char *s = p;
+    uint64_t h = 0xcbf29ce484222325ull ^ seed;
+    for (size_t i = 0; i < n; i++) {
+        h ^= s[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
