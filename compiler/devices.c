@@ -14,10 +14,6 @@
 
 #include <kgen/kgrt.h>
 
-/* The `kgen devices [--json]` command; prints to stdout, returns 0.
- * (To move into kgen.h's pipeline section next to kgen_main.) */
-int cmd_devices(bool json);
-
 typedef struct BackendRow {
     kgrt_backend b;
     bool compile;              /* kgen can compile kernels for it */

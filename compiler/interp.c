@@ -858,7 +858,7 @@ static int op_rownorm(Interp *I, const Node *n)
         return fail(I, n, "result %s differs from input %s",
                     shape_str(vy->rank, vy->shape).s,
                     shape_str(x->rank, x->shape).s);
-    double eps = attr_float(n, "eps", 0.0);
+    double eps = n->op == OP_SOFTMAX ? 0.0 : attr_float(n, "eps", 0.0);
     Tensor *y = store(I, n, vy);
     if (!y)
         return -1;
@@ -1521,7 +1521,8 @@ static int ew_materialise(Ew *E, const Value *v)
         return 0;
     if (v->kind == V_CONST)
         return get(E->I, v->def, v) ? 0 : -1;
-    Tensor *t = store(E->I, v->def, v);
+    /* registered only once filled: ew_eval reads registered tensors */
+    Tensor *t = tensor_new(E->I, v->def, v->dt, v->rank, v->shape);
     if (!t)
         return -1;
     int64_t idx[KG_MAX_RANK];
@@ -1529,6 +1530,7 @@ static int ew_materialise(Ew *E, const Value *v)
         delin(i, t->rank, t->shape, idx);
         t->data[i] = ew_eval(E, v, idx);
     }
+    E->I->vt[v->id] = t;
     return 0;
 }
 

@@ -362,15 +362,15 @@ typedef struct Graph {
     bool is_pattern;
     const char *template_name; /* pattern: `template` */
     Loc name_loc;
-    DimVar *dims; int ndims;
-    DTypeVar *dtypes; int ndtypes;
+    DimVar *dims; int ndims, cap_dims;
+    DTypeVar *dtypes; int ndtypes, cap_dtypes;
     const char **params; Loc *param_locs; int nparams; /* pattern holes */
-    OpVar *opvars; int nopvars;
+    OpVar *opvars; int nopvars, cap_opvars;
     Value **values; int nvalues, cap_values;
     Node **nodes; int nnodes, cap_nodes;       /* in topological order */
     Value **inputs; int ninputs, cap_inputs;   /* inputs then weights, as
                                                   declared */
-    Value **outputs; int noutputs;
+    Value **outputs; int noutputs, cap_outputs;
 } Graph;
 
 /* A command-line binding: --dim NAME=V or --dtype NAME=T. */
@@ -460,7 +460,7 @@ typedef struct Kernel {
 typedef struct Plan {
     Graph *g;
     Match **matches; int nmatches;
-    Kernel **k; int nk;        /* execution order */
+    Kernel **k; int nk, cap_k; /* execution order */
     /* Memory layout of every value (by Value.id): kernel outputs are
      * contiguous; a view shares its base's memory through strides and an
      * element offset. */

@@ -60,6 +60,16 @@ static int utf8_len(const unsigned char *s, size_t avail)
     return n;
 }
 
+/* Bytes taken by a bad sequence at s: the byte and the continuation bytes
+ * after it, so a mangled character is one error, not several. */
+static int bad_len(const unsigned char *s, size_t avail)
+{
+    size_t n = 1;
+    while (n < avail && n < 4 && (s[n] & 0xC0) == 0x80)
+        n++;
+    return (int)n;
+}
+
 static void newline(Lexer *L, size_t next)
 {
     L->line++;
@@ -83,7 +93,7 @@ static void skip_comment(Lexer *L)
             if (!n) {
                 diag_error(L->d, loc_at(L, L->pos), "invalid UTF-8 byte 0x%02X",
                            c);
-                n = 1;
+                n = bad_len(s + L->pos, len - L->pos);
             }
             L->pos += (size_t)n;
         }
@@ -264,7 +274,7 @@ Token *lex(const SrcFile *f, Diag *d, Arena *a, int *ntok)
                 n = utf8_len(s + at, len - at);
                 if (!n) {
                     diag_error(d, loc_at(&L, at), "invalid UTF-8 byte 0x%02X", c);
-                    n = 1;
+                    n = bad_len(s + at, len - at);
                 } else {
                     diag_error(d, loc_at(&L, at),
                                "unexpected non-ASCII character '%s'",
@@ -282,7 +292,9 @@ Token *lex(const SrcFile *f, Diag *d, Arena *a, int *ntok)
         push(&L, (Token){.kind = k, .loc = loc_at(&L, at), .len = 1});
         L.pos++;
     }
-    if (L.n > 0 && L.toks[L.n - 1].kind != T_NEWLINE)
+    /* inside an unclosed bracket the parser must meet T_EOF, so that it
+     * reports the bracket where it was opened */
+    if (L.n > 0 && L.toks[L.n - 1].kind != T_NEWLINE && L.depth == 0)
         push(&L, (Token){.kind = T_NEWLINE, .loc = loc_at(&L, L.pos), .len = 0});
     push(&L, (Token){.kind = T_EOF, .loc = loc_at(&L, L.pos)});
     *ntok = L.n;

@@ -169,7 +169,7 @@ static int distance(const char *a, const char *b)
 const char *op_suggest(const char *name)
 {
     const char *best = NULL;
-    int bd = 3;
+    int bd = strlen(name) >= 6 ? 3 : 2;   /* best distance must be below */
     for (int i = 0; i < OP_COUNT; i++) {
         int dd = distance(name, raw_ops[i].name);
         if (dd < bd) {

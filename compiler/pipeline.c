@@ -16,8 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-int cmd_devices(bool json);    /* devices.c */
-
 static const char *patterns_dir(const Options *o)
 {
     if (o->patterns_dir)

@@ -39,8 +39,7 @@ static Kernel *new_kernel(Planner *P, KernelKind kind, const char *op,
     k->kind = kind;
     k->op = op;
     k->template_name = tmpl;
-    int cap = p->nk;
-    ARENA_PUSH(P->a, p->k, p->nk, cap, k);
+    ARENA_PUSH(P->a, p->k, p->nk, p->cap_k, k);
     return k;
 }
 
@@ -342,6 +341,39 @@ static const char *generic_template(const Node *n)
 
 /* ---- the planner ------------------------------------------------------------ */
 
+/* A binary min-heap of kernel indices keyed by their first node's id. */
+static int heap_key(const Plan *p, int i) { return p->k[i]->nodes[0]->id; }
+
+static void heap_push(int *h, int *n, int v, const Plan *p)
+{
+    int i = (*n)++;
+    h[i] = v;
+    while (i > 0 && heap_key(p, h[(i - 1) / 2]) > heap_key(p, h[i])) {
+        int t = h[i];
+        h[i] = h[(i - 1) / 2];
+        h[(i - 1) / 2] = t;
+        i = (i - 1) / 2;
+    }
+}
+
+static int heap_pop(int *h, int *n, const Plan *p)
+{
+    int top = h[0];
+    h[0] = h[--*n];
+    for (int i = 0;;) {
+        int l = 2 * i + 1, r = l + 1, m = i;
+        if (l < *n && heap_key(p, h[l]) < heap_key(p, h[m])) m = l;
+        if (r < *n && heap_key(p, h[r]) < heap_key(p, h[m])) m = r;
+        if (m == i)
+            break;
+        int t = h[i];
+        h[i] = h[m];
+        h[m] = t;
+        i = m;
+    }
+    return top;
+}
+
 static void order_kernels(Planner *P)
 {
     Plan *p = P->p;
@@ -354,40 +386,52 @@ static void order_kernels(Planner *P)
         for (int j = 0; j < p->k[i]->nnodes; j++)
             p->k[i]->nodes[j]->kernel = i;
     /* Kahn's algorithm, always taking the ready kernel whose first node is
-     * earliest, so the order follows the source where it can. */
+     * earliest (a min-heap on that id), so the order follows the source
+     * where it can.  Edges run from a producer kernel to each consumer. */
     int *indeg = calloc((size_t)nk + 1, sizeof *indeg);
-    bool *done = calloc((size_t)nk + 1, 1);
-    Kernel **order = arena_alloc(P->a, (size_t)(nk + 1) * sizeof *order);
-    if (!indeg || !done)
+    int *heap = calloc((size_t)nk + 1, sizeof *heap);
+    int *ecount = calloc((size_t)nk + 2, sizeof *ecount);
+    if (!indeg || !heap || !ecount)
         die("out of memory");
-    for (int i = 0; i < nk; i++) {
-        Kernel *k = p->k[i];
-        for (int j = 0; j < k->nin; j++)
-            if (k->in[j]->kind == V_NODE)
+    int nedges = 0;
+    for (int i = 0; i < nk; i++)
+        for (int j = 0; j < p->k[i]->nin; j++)
+            if (p->k[i]->in[j]->kind == V_NODE) {
+                ecount[p->k[i]->in[j]->def->kernel + 1]++;
                 indeg[i]++;
-    }
-    /* indeg counts producer edges; release them as producers finish */
+                nedges++;
+            }
+    for (int i = 0; i < nk; i++)
+        ecount[i + 1] += ecount[i];
+    int *edge = calloc((size_t)nedges + 1, sizeof *edge);
+    int *fill = calloc((size_t)nk + 1, sizeof *fill);
+    if (!edge || !fill)
+        die("out of memory");
+    for (int i = 0; i < nk; i++)
+        for (int j = 0; j < p->k[i]->nin; j++)
+            if (p->k[i]->in[j]->kind == V_NODE) {
+                int src = p->k[i]->in[j]->def->kernel;
+                edge[ecount[src] + fill[src]++] = i;
+            }
+    int nheap = 0;
+    Kernel **order = arena_alloc(P->a, (size_t)(nk + 1) * sizeof *order);
+    for (int i = 0; i < nk; i++)
+        if (indeg[i] == 0)
+            heap_push(heap, &nheap, i, p);
     for (int n = 0; n < nk; n++) {
-        int best = -1;
-        for (int i = 0; i < nk; i++)
-            if (!done[i] && indeg[i] == 0 &&
-                (best < 0 || p->k[i]->nodes[0]->id < p->k[best]->nodes[0]->id))
-                best = i;
-        if (best < 0)
+        if (nheap == 0)
             die("plan: the kernel graph has a cycle");
-        done[best] = true;
+        int best = heap_pop(heap, &nheap, p);
         order[n] = p->k[best];
-        for (int i = 0; i < nk; i++) {
-            if (done[i])
-                continue;
-            Kernel *k = p->k[i];
-            for (int j = 0; j < k->nin; j++)
-                if (k->in[j]->kind == V_NODE && k->in[j]->def->kernel == best)
-                    indeg[i]--;
-        }
+        for (int e = ecount[best]; e < ecount[best + 1]; e++)
+            if (--indeg[edge[e]] == 0)
+                heap_push(heap, &nheap, edge[e], p);
     }
     free(indeg);
-    free(done);
+    free(heap);
+    free(ecount);
+    free(edge);
+    free(fill);
     for (int i = 0; i < nk; i++) {
         p->k[i] = order[i];
         p->k[i]->id = i;

@@ -32,6 +32,7 @@ typedef struct Sym {
     Value *v;                  /* SY_VALUE: the latest binding */
     Loc loc;                   /* first definition */
     bool declared;             /* input/weight (cannot be reassigned) */
+    bool poisoned;             /* its definition failed: uses are silent */
     int versions;
 } Sym;
 
@@ -227,8 +228,8 @@ static bool eval_dim(Sema *S, const Expr *e, int64_t *out, bool *unknown)
         }
         DimVar *dv = &S->g->dims[s->index];
         if (!dv->bound) {
-            if (!unknown)
-                die("unbound dim in a model");
+            if (!unknown)      /* its own definition was already reported */
+                return false;
             *unknown = true;
             *out = UNK;
             return true;
@@ -779,6 +780,11 @@ static bool rule_layout(Sema *S, Call *c)
         Attr *a0 = attr_of(c, "dim0"), *a1 = attr_of(c, "dim1");
         if (!norm_axis(S, c, a0, x->rank) || !norm_axis(S, c, a1, x->rank))
             return false;
+        if (a0->hole < 0 && a1->hole < 0 && a0->i > a1->i) {
+            Attr t = *a0;      /* canonical: transpose(x, 3, 2) is (x, 2, 3) */
+            *a0 = *a1;
+            *a1 = t;
+        }
         int64_t t = shape[a0->i];
         shape[a0->i] = shape[a1->i];
         shape[a1->i] = t;
@@ -1272,6 +1278,8 @@ static Value *eval(Sema *S, const Expr *e)
             }
             return NULL;
         }
+        if (s->poisoned)
+            return NULL;       /* the definition's error says it all */
         if (s->kind == SY_VALUE)
             return s->v;
         if (s->kind == SY_PARAM) {
@@ -1370,8 +1378,7 @@ static void stmt_dim(Sema *S, Stmt *st)
                  st->names[i], st->names[i]);
         }
         s->index = g->ndims;
-        int cap = g->ndims;
-        ARENA_PUSH(S->a, g->dims, g->ndims, cap, dv);
+        ARENA_PUSH(S->a, g->dims, g->ndims, g->cap_dims, dv);
     }
 }
 
@@ -1403,11 +1410,29 @@ static void stmt_dtype(Sema *S, Stmt *st)
              st->names[0]);
     }
     s->index = g->ndtypes;
-    int cap = g->ndtypes;
-    ARENA_PUSH(S->a, g->dtypes, g->ndtypes, cap, dv);
+    ARENA_PUSH(S->a, g->dtypes, g->ndtypes, g->cap_dtypes, dv);
 }
 
+static void input_checked(Sema *S, Stmt *st);
+
+/* Declare the name first, so that a bad type does not also make every use
+ * of the name an error. */
 static void stmt_input(Sema *S, Stmt *st)
+{
+    if (lookup(S, st->names[0])) {
+        input_checked(S, st);      /* reports the redefinition */
+        return;
+    }
+    input_checked(S, st);
+    if (!lookup(S, st->names[0])) {
+        Sym *s = insert_in(S->a, &S->tab, &S->tabcap, &S->tabn, st->names[0]);
+        s->kind = SY_VALUE;
+        s->loc = st->name_locs[0];
+        s->declared = s->poisoned = true;
+    }
+}
+
+static void input_checked(Sema *S, Stmt *st)
 {
     Graph *g = S->g;
     Value *v = new_value(S, st->kind == S_INPUT ? V_INPUT : V_WEIGHT,
@@ -1485,8 +1510,23 @@ static void stmt_opvar(Sema *S, Stmt *st)
         ov.ops[ov.nops++] = op;
     }
     s->index = g->nopvars;
-    int cap = g->nopvars;
-    ARENA_PUSH(S->a, g->opvars, g->nopvars, cap, ov);
+    ARENA_PUSH(S->a, g->opvars, g->nopvars, g->cap_opvars, ov);
+}
+
+/* After a failed right side, the assigned names exist but are poisoned. */
+static void poison(Sema *S, Stmt *st)
+{
+    for (int i = 0; i < st->nnames; i++) {
+        Sym *s = lookup(S, st->names[i]);
+        if (s && (s->kind != SY_VALUE || s->declared))
+            continue;
+        if (!s) {
+            s = insert_in(S->a, &S->tab, &S->tabcap, &S->tabn, st->names[i]);
+            s->kind = SY_VALUE;
+            s->loc = st->name_locs[i];
+        }
+        s->poisoned = true;
+    }
 }
 
 static void stmt_assign(Sema *S, Stmt *st)
@@ -1494,11 +1534,15 @@ static void stmt_assign(Sema *S, Stmt *st)
     Results res = {0};
     Value *one;
     if (st->rhs->kind == E_CALL) {
-        if (!eval_call(S, st->rhs, &res))
+        if (!eval_call(S, st->rhs, &res)) {
+            poison(S, st);
             return;
+        }
     } else {
-        if (!(one = eval(S, st->rhs)))
+        if (!(one = eval(S, st->rhs))) {
+            poison(S, st);
             return;
+        }
         res.v = &one;
         res.n = 1;
     }
@@ -1544,6 +1588,7 @@ static void stmt_assign(Sema *S, Stmt *st)
             s->kind = SY_VALUE;
             s->loc = st->name_locs[i];
         }
+        s->poisoned = false;
         v->name = st->names[i];
         v->version = ++s->versions;
         v->loc = st->name_locs[i];
@@ -1554,7 +1599,6 @@ static void stmt_assign(Sema *S, Stmt *st)
 static void stmt_output(Sema *S, Stmt *st)
 {
     Graph *g = S->g;
-    int cap = g->noutputs;
     for (int i = 0; i < st->nnames; i++) {
         Sym *s = lookup(S, st->names[i]);
         if (!s) {
@@ -1562,6 +1606,8 @@ static void stmt_output(Sema *S, Stmt *st)
                  st->names[i]);
             continue;
         }
+        if (s->poisoned)
+            continue;
         if (s->kind != SY_VALUE) {
             fail(S, st->name_locs[i], "output '%s' is a %s, not a value",
                  st->names[i], sym_kind_name(s));
@@ -1581,7 +1627,7 @@ static void stmt_output(Sema *S, Stmt *st)
         }
         v->is_output = true;
         v->output_index = g->noutputs;
-        ARENA_PUSH(S->a, g->outputs, g->noutputs, cap, v);
+        ARENA_PUSH(S->a, g->outputs, g->noutputs, g->cap_outputs, v);
     }
 }
 

@@ -1,0 +1,195 @@
+/* test_plan.c -- covering a graph with kernels: examples, grouping, views,
+ * order, and the speed of planning a large model. */
+#include "testutil.h"
+
+#include <time.h>
+
+static char *slurp(const char *rel)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", getenv("KGEN_SOURCE_DIR"), rel);
+    size_t n;
+    char *s = read_file(path, 1 << 24, &n);
+    if (!s)
+        fail_msg("cannot read %s", path);
+    return s;
+}
+
+/* Every node is in exactly one kernel, and every kernel input is produced
+ * by an earlier kernel (or is a model input, weight or view of one). */
+static void check_plan(const Plan *p)
+{
+    const Graph *g = p->g;
+    int *count = calloc((size_t)g->nnodes + 1, sizeof *count);
+    for (int i = 0; i < p->nk; i++) {
+        const Kernel *k = p->k[i];
+        assert_true(k->nnodes > 0);
+        for (int j = 0; j < k->nnodes; j++) {
+            count[k->nodes[j]->id]++;
+            assert_int_equal(k->nodes[j]->kernel, i);
+        }
+        for (int j = 0; j < k->nin; j++)
+            if (k->in[j]->kind == V_NODE)
+                assert_true(k->in[j]->def->kernel < i);
+    }
+    for (int i = 0; i < g->nnodes; i++)
+        assert_int_equal(count[i], 1);
+    free(count);
+}
+
+static int count_kind(const Plan *p, KernelKind kind, const char *op)
+{
+    int n = 0;
+    for (int i = 0; i < p->nk; i++)
+        n += p->k[i]->kind == kind && (!op || !strcmp(p->k[i]->op, op));
+    return n;
+}
+
+static void test_examples(void **state)
+{
+    (void)state;
+    struct { const char *file, *pattern; int n; } ex[] = {
+        {"examples/wavenet_layer.pat", "gated_tanh_residual", 1},
+        {"examples/lynxnet2_block.pat", "gemm_glu", 2},
+        {"examples/convnext_block.pat", "ln_gemm_gelu", 1},
+        {"examples/encoder_layer.pat", "sdpa", 1},
+    };
+    for (int e = 0; e < 4; e++) {
+        TestCtx c;
+        ctx_init(&c);
+        char *text = slurp(ex[e].file);
+        Plan *p = plan_of(&c, text);
+        assert_non_null(p);
+        check_plan(p);
+        assert_int_equal(count_kind(p, K_FUSED, NULL), ex[e].n);
+        assert_int_equal(count_kind(p, K_FUSED, ex[e].pattern), ex[e].n);
+        if (e == 3) {          /* the encoder's attention keeps its mask */
+            Match *m = p->matches[0];
+            assert_non_null(match_value(m, "mask"));
+            assert_string_equal(match_value(m, "mask")->name, "pad");
+        }
+        free(text);
+        ctx_free(&c);
+    }
+}
+
+/* A chain and a diamond of elementwise ops are one kernel each; a
+ * transpose after an elementwise op is folded in as index remapping. */
+static void test_elementwise_groups(void **state)
+{
+    (void)state;
+    TestCtx c;
+    ctx_init(&c);
+    Plan *p = plan_of(&c, "model m\ndim B = 2, C = 3\ndtype DT = f32\n"
+        "input x : DT[B, C]\nweight w : DT[C, C]\n"
+        "a = exp(x) * 2\nb = sigmoid(a)\nd = tanh(a) + b\n"
+        "e = transpose(d, 0, 1)\nf = linear(transpose(e, 0, 1), w)\n"
+        "g = relu(f) - 1\noutput g\n");
+    assert_non_null(p);
+    check_plan(p);
+    assert_int_equal(count_kind(p, K_ELEMWISE, NULL), 2);
+    assert_int_equal(count_kind(p, K_GENERIC, NULL), 1);
+    assert_int_equal(p->k[0]->kind, K_ELEMWISE);
+    assert_int_equal(p->k[0]->nnodes, 7);       /* exp mul sigmoid tanh add 2x transpose */
+    assert_int_equal(p->k[0]->nout, 1);
+    ctx_free(&c);
+}
+
+/* Merging must not create a cycle: y depends on the GEMM which depends on
+ * a, so y's add cannot join a's group. */
+static void test_no_cycle(void **state)
+{
+    (void)state;
+    TestCtx c;
+    ctx_init(&c);
+    Plan *p = plan_of(&c, "model m\ndim B = 2, C = 3\ndtype DT = f32\n"
+        "input x : DT[B, C]\nweight w : DT[C, C]\n"
+        "a = exp(x)\nh = linear(a, w)\ny = a + h\noutput y\n");
+    assert_non_null(p);
+    check_plan(p);
+    assert_int_equal(p->nk, 3);
+    ctx_free(&c);
+}
+
+static const int64_t *strides_of(const Plan *p, Graph *g, const char *name,
+                                 Arena *a)
+{
+    Value *v = find_value(g, name, a);
+    assert_non_null(v);
+    return p->strides[v->id];
+}
+
+static void test_views(void **state)
+{
+    (void)state;
+    TestCtx c;
+    ctx_init(&c);
+    Plan *p = plan_of(&c, "model m\ndim B = 2, L = 4, C = 6\ndtype DT = f32\n"
+        "input x : DT[B, L, C]\nweight w : DT[3*C, C]\nweight w2 : DT[C, C]\n"
+        "q, k, v = split(linear(x, w), [C, C, C], axis=-1)\n"
+        "qh = reshape(q, [B, L, 2, 3])\n"
+        "qt = transpose(qh, 1, 2)\n"
+        "back = reshape(qt, [B, L, C])\n"
+        "y = linear(back, w2)\noutput y\n");
+    assert_non_null(p);
+    check_plan(p);
+    Graph *g = p->g;
+    const int64_t *s;
+    s = strides_of(p, g, "q", c.a);
+    assert_int_equal(s[0], 4 * 18); assert_int_equal(s[1], 18); assert_int_equal(s[2], 1);
+    assert_int_equal(p->offset[find_value(g, "k", c.a)->id], 6);
+    assert_int_equal(p->offset[find_value(g, "v", c.a)->id], 12);
+    s = strides_of(p, g, "qh", c.a);
+    assert_int_equal(s[1], 18); assert_int_equal(s[2], 3); assert_int_equal(s[3], 1);
+    s = strides_of(p, g, "qt", c.a);
+    assert_int_equal(s[1], 3); assert_int_equal(s[2], 18);
+    assert_int_equal(count_kind(p, K_VIEW, NULL), 3);     /* split, reshape, transpose */
+    assert_int_equal(count_kind(p, K_COPY, "reshape"), 1); /* back needs a copy */
+    ctx_free(&c);
+}
+
+/* 20,000 statements plan in well under a second. */
+static void test_large_model(void **state)
+{
+    (void)state;
+    Str s = {0};
+    str_printf(&s, "model big\ndim B = 4, C = 64\ndtype DT = f16\n"
+               "input x : DT[B, C]\nweight w : DT[C, C]\n");
+    str_printf(&s, "h = linear(x, w)\n");
+    for (int i = 0; i < 20000; i++) {
+        switch (i % 4) {
+        case 0: str_printf(&s, "h = h * 0.5 + x\n"); break;
+        case 1: str_printf(&s, "t%d = tanh(h)\n", i); break;
+        case 2: str_printf(&s, "h = linear(t%d, w)\n", i - 1); break;
+        default: str_printf(&s, "h = gelu(h, approximate=\"tanh\")\n"); break;
+        }
+    }
+    str_printf(&s, "output h\n");
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    TestCtx c;
+    ctx_init(&c);
+    Plan *p = plan_of(&c, s.buf);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_non_null(p);
+    double sec = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    print_message("planned 20000 statements (%d ops, %d kernels) in %.3f s\n",
+                  p->g->nnodes, p->nk, sec);
+    check_plan(p);
+    /* generous under sanitizers; the plain build is far below 1 s */
+    assert_true(sec < (getenv("KGEN_SLOW_TEST") ? 10.0 : 1.0));
+    str_free(&s);
+    ctx_free(&c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_examples),
+        cmocka_unit_test(test_elementwise_groups),
+        cmocka_unit_test(test_no_cycle),
+        cmocka_unit_test(test_views),
+        cmocka_unit_test(test_large_model),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
