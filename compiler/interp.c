@@ -88,6 +88,11 @@ static Label label(const Value *v)
     return l;
 }
 
+static const char *kname(const Kernel *k)
+{
+    return k->name ? k->name : "(unnamed)";
+}
+
 static ShapeStr shape_str(int rank, const int64_t *shape)
 {
     ShapeStr r;
@@ -488,11 +493,9 @@ static int check_arity(Interp *I, const Node *n)
             if (!n->in[i])
                 return fail(I, n, "tensor %d of the list is absent", i);
     } else {
-        if (n->nin < oi->ntensor)
-            return fail(I, n, "%d tensors given, %d expected", n->nin,
-                        oi->ntensor);
+        /* trailing optional tensors may be left out of in[] altogether */
         for (int i = 0; i < oi->ntensor; i++)
-            if (oi->params[i].kind == P_TENSOR && !n->in[i])
+            if (oi->params[i].kind == P_TENSOR && (i >= n->nin || !n->in[i]))
                 return fail(I, n, "tensor '%s' is absent", oi->params[i].name);
     }
     if (n->nout < 1 || (oi->nres >= 0 && n->nout != oi->nres))
@@ -1556,7 +1559,7 @@ static int ew_prepare(Ew *E, const Kernel *k, int *depth)
         int d = 1;
         for (int a = 0; a < n->nin; a++) {
             const Value *u = n->in[a];
-            if (u->kind == V_CONST || I->vt[u->id])
+            if (!u || u->kind == V_CONST || I->vt[u->id])
                 continue;
             if (u->kind != V_NODE || !u->def || E->role[u->def->id] == EW_OUTSIDE)
                 return fail(I, n, "'%s' is read before it is computed",
@@ -1571,14 +1574,14 @@ static int ew_prepare(Ew *E, const Kernel *k, int *depth)
     if (maxdepth > EW_MAX_DEPTH)
         return fail(I, NULL, "kernel %s chains %d elementwise ops, more than "
                     "the reference interpreter evaluates (%d)",
-                    k->name ? k->name : "?", maxdepth, EW_MAX_DEPTH);
+                    kname(k), maxdepth, EW_MAX_DEPTH);
     for (int i = 0; i < k->nout; i++) {
         const Value *v = k->out[i];
         if (!v || I->vt[v->id] || v->kind == V_CONST)
             continue;
         if (v->kind != V_NODE || !v->def || E->role[v->def->id] == EW_OUTSIDE)
             return fail(I, NULL, "kernel %s: output '%s' is not computed by "
-                        "the kernel", k->name ? k->name : "?", label(v).s);
+                        "the kernel", kname(k), label(v).s);
     }
     return 0;
 }
@@ -1680,7 +1683,7 @@ static int bind(Interp *I, const Kernel *k, const char *const *names,
         if (!v[i]) {
             if (required[i])
                 return fail(I, NULL, "kernel %s: pattern %s binds no '%s'",
-                            k->name ? k->name : "?", k->match->pat->g->name,
+                            kname(k), k->match->pat->g->name,
                             names[i]);
             continue;
         }
@@ -1709,11 +1712,11 @@ static int fused_gated_tanh(Interp *I, const Kernel *k)
         return -1;
     double scale;
     if (param_factor(k->match, "scale", &scale))
-        return fail(I, NULL, "kernel %s: no `scale` param bound", k->name);
+        return fail(I, NULL, "kernel %s: no `scale` param bound", kname(k));
     const Tensor *x = t[0], *y = t[1], *w = t[2], *b = t[3];
     const Value *vo = v[4], *vs = v[5];
     if (x->rank != 3 || y->rank != 3 || w->rank < 2 || w->rank > 3)
-        return fail(I, NULL, "kernel %s: x %s, y %s, w %s", k->name, SHAPE(x),
+        return fail(I, NULL, "kernel %s: x %s, y %s, w %s", kname(k), SHAPE(x),
                     SHAPE(y), SHAPE(w));
     int64_t B = x->shape[0], C = x->shape[1], T = x->shape[2];
     int64_t Cz = y->shape[1] / 2, N = w->shape[0];
@@ -1723,7 +1726,7 @@ static int fused_gated_tanh(Interp *I, const Kernel *k)
         (vs && (vs->rank != 3 || vs->shape[0] != B || vs->shape[1] != N - C ||
                 vs->shape[2] != T)))
         return fail(I, NULL, "kernel %s: x %s, y %s, w %s do not agree",
-                    k->name, SHAPE(x), SHAPE(y), SHAPE(w));
+                    kname(k), SHAPE(x), SHAPE(y), SHAPE(w));
     Tensor *out = store(I, NULL, vo);
     Tensor *skip = out && vs ? store(I, NULL, vs) : NULL;
     if (!out || (vs && !skip))
@@ -1785,7 +1788,7 @@ static int fused_ln_gemm_gelu(Interp *I, const Kernel *k)
     else if (ln)
         eps = attr_float(ln, "eps", 1e-5);
     else
-        return fail(I, NULL, "kernel %s: no eps", k->name);
+        return fail(I, NULL, "kernel %s: no eps", kname(k));
     bool tanh_approx;
     int pa = pat_param(m, "approximate");
     if (pa >= 0 && m->param_attr && m->param_attr[pa].kind == A_STR &&
@@ -1797,9 +1800,9 @@ static int fused_ln_gemm_gelu(Interp *I, const Kernel *k)
             return -1;
         tanh_approx = ea.gelu_tanh;
     } else
-        return fail(I, NULL, "kernel %s: no gelu approximation", k->name);
+        return fail(I, NULL, "kernel %s: no gelu approximation", kname(k));
     if (x->rank < 1 || w->rank != 2)
-        return fail(I, NULL, "kernel %s: x %s, w %s", k->name, SHAPE(x),
+        return fail(I, NULL, "kernel %s: x %s, w %s", kname(k), SHAPE(x),
                     SHAPE(w));
     int64_t K = x->shape[x->rank - 1], N = w->shape[0];
     int64_t es[KG_MAX_RANK];
@@ -1808,7 +1811,7 @@ static int fused_ln_gemm_gelu(Interp *I, const Kernel *k)
     if (w->shape[1] != K || (gam && gam->n != K) || (bet && bet->n != K) ||
         (b && b->n != N) || !same_shape(x->rank, es, vo->rank, vo->shape))
         return fail(I, NULL, "kernel %s: x %s, w %s, result %s do not agree",
-                    k->name, SHAPE(x), SHAPE(w),
+                    kname(k), SHAPE(x), SHAPE(w),
                     shape_str(vo->rank, vo->shape).s);
     Tensor *out = store(I, NULL, vo);
     if (!out)
@@ -1881,13 +1884,13 @@ static int fused_gemm_glu(Interp *I, const Kernel *k)
         if (op_info(k->nodes[i]->op)->cls == OC_UNARY)
             act = k->nodes[i]->op;
     if (act < 0 || act >= OP_COUNT || op_info(act)->cls != OC_UNARY)
-        return fail(I, NULL, "kernel %s: no unary activation", k->name);
+        return fail(I, NULL, "kernel %s: no unary activation", kname(k));
     ElemArgs ea = {0};
     const Node *an = kernel_node(k, act);
     if (an && node_args(I, an, &ea))
         return -1;
     if (x->rank < 1 || w->rank != 2)
-        return fail(I, NULL, "kernel %s: x %s, w %s", k->name, SHAPE(x),
+        return fail(I, NULL, "kernel %s: x %s, w %s", kname(k), SHAPE(x),
                     SHAPE(w));
     int64_t K = x->shape[x->rank - 1], N = w->shape[0] / 2;
     int64_t es[KG_MAX_RANK];
@@ -1896,7 +1899,7 @@ static int fused_gemm_glu(Interp *I, const Kernel *k)
     if (w->shape[1] != K || w->shape[0] % 2 || (b && b->n != 2 * N) ||
         !same_shape(x->rank, es, vo->rank, vo->shape))
         return fail(I, NULL, "kernel %s: x %s, w %s, result %s do not agree",
-                    k->name, SHAPE(x), SHAPE(w),
+                    kname(k), SHAPE(x), SHAPE(w),
                     shape_str(vo->rank, vo->shape).s);
     Tensor *out = store(I, NULL, vo);
     if (!out)
@@ -1939,12 +1942,12 @@ static int fused_sdpa(Interp *I, const Kernel *k)
     if (attn_setup(I, NULL, &A, v[4], op == NULL))
         return -1;
     A.fill = mf ? attr_float(mf, "value", -INFINITY) : -INFINITY;
-    if (param_factor(k->match, "scale", &A.scale) == 0)
-        ;
-    else if (op)
+    if (param_factor(k->match, "scale", &A.scale) != 0) {
+        if (!op)
+            return fail(I, NULL, "kernel %s: no `scale` param bound",
+                        kname(k));
         A.scale = attr_float(op, "scale", 1.0 / sqrt((double)A.D));
-    else
-        return fail(I, NULL, "kernel %s: no `scale` param bound", k->name);
+    }
     A.causal = op && attr_int(op, "causal", 0) != 0;
     if (!(A.out = store(I, NULL, v[4])))
         return -1;
@@ -1966,7 +1969,7 @@ static int run_fused(Interp *I, const Kernel *k)
     const Match *m = k->match;
     if (!m || !m->pat || !m->pat->g || !m->pat->g->name)
         return fail(I, NULL, "fused kernel %s has no match",
-                    k->name ? k->name : "?");
+                    kname(k));
     const char *p = m->pat->g->name;
     if (!strcmp(p, "gated_tanh_residual"))
         return fused_gated_tanh(I, k);
@@ -1994,14 +1997,14 @@ static int run_kernel(Interp *I, const Kernel *k)
         break;
     default:
         return fail(I, NULL, "kernel %s has unknown kind %d",
-                    k->name ? k->name : "?", (int)k->kind);
+                    kname(k), (int)k->kind);
     }
     if (rc)
         return rc;
     for (int i = 0; i < k->nout; i++)
         if (k->out[i] && !I->vt[k->out[i]->id] && k->out[i]->kind != V_CONST)
             return fail(I, NULL, "kernel %s did not compute its output '%s'",
-                        k->name ? k->name : "?", label(k->out[i]).s);
+                        kname(k), label(k->out[i]).s);
     return 0;
 }
 
@@ -2025,7 +2028,9 @@ int interp_run(const Graph *g, const Plan *p, uint64_t seed, Tensor *outs,
     Interp I = {g, NULL, NULL, err, seed};
     int rc = -1, nsteps = p ? p->nk : g->nnodes;
     int *step = NULL;
-    if (outs && g->noutputs > 0)
+    if (g->noutputs > 0 && !outs)
+        return fail(&I, NULL, "no room for the outputs");
+    if (g->noutputs > 0)
         memset(outs, 0, (size_t)g->noutputs * sizeof *outs);
     if (p && p->g && p->g != g)
         return fail(&I, NULL, "the plan is for another graph");

@@ -310,8 +310,22 @@ static void finish_kernel(Planner *P, Kernel *k)
     /* a view moves nothing; everything else reads its inputs and writes its
      * outputs at least once */
     if (k->kind != K_VIEW) {
-        for (int i = 0; i < k->nin; i++)
-            k->bytes += bytes_of(k->in[i]);
+        /* views of one tensor are one read of (at most) that tensor */
+        for (int i = 0; i < k->nin; i++) {
+            const Value *mem = P->p->base[k->in[i]->id];
+            mem = mem ? mem : k->in[i];
+            bool first = true;
+            double sum = 0;
+            for (int j = 0; j < k->nin; j++) {
+                const Value *m2 = P->p->base[k->in[j]->id];
+                if ((m2 ? m2 : k->in[j]) != mem)
+                    continue;
+                first &= j >= i;
+                sum += bytes_of(k->in[j]);
+            }
+            if (first)
+                k->bytes += sum < bytes_of(mem) ? sum : bytes_of(mem);
+        }
         for (int i = 0; i < k->nout; i++)
             k->bytes += bytes_of(k->out[i]);
     }
@@ -537,13 +551,26 @@ const char *kernel_kind_name(KernelKind k)
 
 /* ---- output -------------------------------------------------------------------- */
 
-static const char *tensor_str(Arena *a, const Value *v)
+/* "h#2 f16[64, 768, 512]", and for a view the memory it reads:
+ * " (view of h, strides [393216, 1, 768])". */
+static const char *tensor_str(Arena *a, const Plan *p, const Value *v)
 {
     Str s = {0};
     str_printf(&s, "%s %s[", value_label(a, v), dtype_name(v->dt));
     for (int i = 0; i < v->rank; i++)
         str_printf(&s, "%s%lld", i ? ", " : "", (long long)v->shape[i]);
     str_printf(&s, "]");
+    const Value *base = p->base[v->id];
+    if (base) {
+        str_printf(&s, " (view of %s, strides [", value_label(a, base));
+        for (int i = 0; i < v->rank; i++)
+            str_printf(&s, "%s%lld", i ? ", " : "",
+                       (long long)p->strides[v->id][i]);
+        str_printf(&s, "]");
+        if (p->offset[v->id])
+            str_printf(&s, ", offset %lld", (long long)p->offset[v->id]);
+        str_printf(&s, ")");
+    }
     char *r = arena_strdup(a, s.buf);
     str_free(&s);
     return r;
@@ -606,10 +633,10 @@ void plan_print(FILE *fp, const Plan *p, Arena *a)
                     k->match->pat->path);
         fprintf(fp, "      in:  ");
         for (int j = 0; j < k->nin; j++)
-            fprintf(fp, "%s%s", j ? ", " : "", tensor_str(a, k->in[j]));
+            fprintf(fp, "%s%s", j ? ", " : "", tensor_str(a, p, k->in[j]));
         fprintf(fp, "\n      out: ");
         for (int j = 0; j < k->nout; j++)
-            fprintf(fp, "%s%s", j ? ", " : "", tensor_str(a, k->out[j]));
+            fprintf(fp, "%s%s", j ? ", " : "", tensor_str(a, p, k->out[j]));
         fprintf(fp, "\n");
     }
     fprintf(fp, "\ntotal: %s FLOP, %s moved at least, %.1f FLOP/B\n",
@@ -633,14 +660,23 @@ static void json_str(FILE *fp, const char *s)
     fputc('"', fp);
 }
 
-static void json_tensor(FILE *fp, Arena *a, const Value *v)
+static void json_tensor(FILE *fp, Arena *a, const Plan *p, const Value *v)
 {
     fprintf(fp, "{\"name\": ");
     json_str(fp, value_label(a, v));
     fprintf(fp, ", \"dtype\": \"%s\", \"shape\": [", dtype_name(v->dt));
     for (int i = 0; i < v->rank; i++)
         fprintf(fp, "%s%lld", i ? ", " : "", (long long)v->shape[i]);
-    fprintf(fp, "]}");
+    fprintf(fp, "], \"strides\": [");
+    for (int i = 0; i < v->rank; i++)
+        fprintf(fp, "%s%lld", i ? ", " : "", (long long)p->strides[v->id][i]);
+    fprintf(fp, "]");
+    if (p->base[v->id]) {
+        fprintf(fp, ", \"view_of\": ");
+        json_str(fp, value_label(a, p->base[v->id]));
+        fprintf(fp, ", \"offset\": %lld", (long long)p->offset[v->id]);
+    }
+    fprintf(fp, "}");
 }
 
 static void json_num(FILE *fp, double x)
@@ -707,12 +743,12 @@ void plan_json(FILE *fp, const Plan *p, Arena *a)
         fprintf(fp, ",\n     \"inputs\": [");
         for (int j = 0; j < k->nin; j++) {
             fprintf(fp, "%s", j ? ", " : "");
-            json_tensor(fp, a, k->in[j]);
+            json_tensor(fp, a, p, k->in[j]);
         }
         fprintf(fp, "],\n     \"outputs\": [");
         for (int j = 0; j < k->nout; j++) {
             fprintf(fp, "%s", j ? ", " : "");
-            json_tensor(fp, a, k->out[j]);
+            json_tensor(fp, a, p, k->out[j]);
         }
         fprintf(fp, "],\n     \"ops\": [");
         for (int j = 0; j < k->nnodes; j++)

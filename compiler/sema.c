@@ -33,6 +33,7 @@ typedef struct Sym {
     Loc loc;                   /* first definition */
     bool declared;             /* input/weight (cannot be reassigned) */
     bool poisoned;             /* its definition failed: uses are silent */
+    bool is_weight;            /* declared by `weight` */
     int versions;
 } Sym;
 
@@ -105,7 +106,7 @@ static const char *sym_kind_name(const Sym *s)
     case SY_PARAM: return "param";
     case SY_OPVAR: return "op variable";
     case SY_VALUE:
-        return !s->declared ? "value" : s->v->kind == V_INPUT ? "input" : "weight";
+        return !s->declared ? "value" : s->is_weight ? "weight" : "input";
     }
     return "name";
 }
@@ -1127,6 +1128,8 @@ static bool eval_call(Sema *S, const Expr *e, Results *res)
     int opvar = -1;
     if (op < 0 && is_pattern(S)) {
         Sym *s = lookup(S, e->name);
+        if (s && s->kind == SY_OPVAR && s->poisoned)
+            return false;      /* its declaration's error says it all */
         if (s && s->kind == SY_OPVAR) {
             opvar = s->index;
             op = S->g->opvars[opvar].ops[0];
@@ -1429,6 +1432,7 @@ static void stmt_input(Sema *S, Stmt *st)
         s->kind = SY_VALUE;
         s->loc = st->name_locs[0];
         s->declared = s->poisoned = true;
+        s->is_weight = st->kind == S_WEIGHT;
     }
 }
 
@@ -1475,6 +1479,7 @@ static void input_checked(Sema *S, Stmt *st)
         return;
     s->v = v;
     s->declared = true;
+    s->is_weight = st->kind == S_WEIGHT;
     s->versions = 1;
     ARENA_PUSH(S->a, g->inputs, g->ninputs, g->cap_inputs, v);
 }
@@ -1489,6 +1494,7 @@ static void stmt_opvar(Sema *S, Stmt *st)
     Sym *s = declare(S, st->names[0], st->name_locs[0], SY_OPVAR);
     if (!s)
         return;
+    s->poisoned = true;        /* until every op of the set checks out */
     OpVar ov = {.name = st->names[0], .loc = st->name_locs[0]};
     ov.ops = arena_alloc(S->a, (size_t)st->nopset * sizeof *ov.ops);
     for (int i = 0; i < st->nopset; i++) {
@@ -1510,6 +1516,7 @@ static void stmt_opvar(Sema *S, Stmt *st)
         ov.ops[ov.nops++] = op;
     }
     s->index = g->nopvars;
+    s->poisoned = false;
     ARENA_PUSH(S->a, g->opvars, g->nopvars, g->cap_opvars, ov);
 }
 

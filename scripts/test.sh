@@ -43,7 +43,7 @@ for f in tools/fuzz/corpus/* examples/*.pat tests/golden/*.pat tests/bad/*.pat; 
 done
 # A smaller ASan quarantine keeps the fuzzer's RSS well under -rss_limit_mb.
 status=0
-ASAN_OPTIONS=detect_leaks=1:quarantine_size_mb=64 \
+KGEN_SOURCE_DIR="$PWD" ASAN_OPTIONS=detect_leaks=1:quarantine_size_mb=64 \
 build-fuzz/tools/fuzz/fuzz_parse \
     -max_total_time="$fuzz_seconds" -rss_limit_mb=512 -timeout=2 \
     -dict=tools/fuzz/pat.dict -artifact_prefix="$work/artifacts/" \
