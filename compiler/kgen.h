@@ -21,6 +21,8 @@
 #define KG_MAX_INPUT (16u << 20) /* default --max-input: 16 MiB */
 #define KG_MAX_ERRORS 20       /* diagnostics printed before giving up */
 #define KG_MAX_BYTES (1ull << 40) /* one tensor may need at most 1 TiB */
+#define KG_MAX_GROUP 256       /* ops in one generated elementwise kernel */
+#define KG_MAX_PATTERN_OPS 64  /* ops in one pattern file */
 
 /* ======================================================================
  * util.c -- arena, growable strings, fatal internal errors

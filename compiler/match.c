@@ -55,6 +55,10 @@ typedef struct Matcher {
     Deferred defer[64];
     int ndefer;
     bool overflow;             /* trail full: give up this attempt */
+    Goal *stack;               /* goal regions, one per pending node */
+    int sp, cap;
+    const Node **dfs;          /* depends_on_match's stack */
+    char *seen;                /* depends_on_match's marks, by node id */
 } Matcher;
 
 static void push_trail(Matcher *M, TrKind k, int i)
@@ -376,8 +380,12 @@ static bool unify_node(Matcher *M, const Node *pn, Node *mn, Goal *rest, int n)
         if ((pn->in[i] == NULL) != (mn->in[i] == NULL))
             return false;
     int orders = (o->flags & OF_COMMUT) && pn->nin == 2 ? 2 : 1;
-    Goal goals[MAX_GOALS];
-    for (int ord = 0; ord < orders; ord++) {
+    if (M->sp + n + pn->nin > M->cap)
+        return false;
+    Goal *goals = M->stack + M->sp;    /* this level's region */
+    M->sp += n + pn->nin;
+    bool found = false;
+    for (int ord = 0; ord < orders && !found; ord++) {
         int mark = M->ntrail;
         memcpy(goals, rest, (size_t)n * sizeof *goals);
         int k = n;
@@ -387,11 +395,12 @@ static bool unify_node(Matcher *M, const Node *pn, Node *mn, Goal *rest, int n)
             int j = ord ? 1 - i : i;
             goals[k++] = (Goal){pn->in[i], mn->in[j]};
         }
-        if (run_goals(M, goals, k))
-            return true;
-        undo(M, mark);
+        found = run_goals(M, goals, k);
+        if (!found)
+            undo(M, mark);
     }
-    return false;
+    M->sp -= n + pn->nin;
+    return found;
 }
 
 static bool finish(Matcher *M);
@@ -427,20 +436,24 @@ static bool run_goals(Matcher *M, Goal *goals, int n)
 }
 
 /* Does v (transitively) depend on a node of this match?  Only producers
- * with ids above lo can. */
-static bool depends_on_match(Matcher *M, const Value *v, int lo, char *seen)
+ * with ids of at least lo can.  Iterative: models may be long chains. */
+static bool depends_on_match(Matcher *M, const Value *v, int lo)
 {
-    if (v->kind != V_NODE || v->def->id < lo)
+    if (v->kind != V_NODE)
         return false;
-    const Node *n = v->def;
-    if (M->owner[n->id])
-        return true;
-    if (seen[n->id])
-        return false;
-    seen[n->id] = 1;
-    for (int i = 0; i < n->nin; i++)
-        if (n->in[i] && depends_on_match(M, n->in[i], lo, seen))
+    int top = 0;
+    M->dfs[top++] = v->def;
+    while (top > 0) {
+        const Node *n = M->dfs[--top];
+        if (n->id < lo || M->seen[n->id])
+            continue;
+        if (M->owner[n->id])
             return true;
+        M->seen[n->id] = 1;
+        for (int i = 0; i < n->nin; i++)
+            if (n->in[i] && n->in[i]->kind == V_NODE)
+                M->dfs[top++] = n->in[i]->def;
+    }
     return false;
 }
 
@@ -477,17 +490,13 @@ static bool finish(Matcher *M)
                     return false;
         }
     }
-    char *seen = calloc((size_t)M->g->nnodes + 1, 1);
-    if (!seen)
-        die("out of memory");
-    bool ok = true;
-    for (int i = 0; i < pg->ninputs && ok; i++) {
+    memset(M->seen, 0, (size_t)M->g->nnodes + 1);
+    for (int i = 0; i < pg->ninputs; i++) {
         const Value *mv = m->val[pg->inputs[i]->id];
-        if (mv && depends_on_match(M, mv, lo, seen))
-            ok = false;
+        if (mv && depends_on_match(M, mv, lo))
+            return false;
     }
-    free(seen);
-    return ok;
+    return true;
 }
 
 static Match *new_match(const Pattern *pat, Arena *a)
@@ -515,13 +524,21 @@ Match **match_all(Graph *g, const PatternSet *ps, Arena *a, int *nmatch)
     Match **out = NULL;
     int n = 0, cap = 0;
     int *owner = calloc((size_t)g->nnodes + 1, sizeof *owner);
-    if (!owner)
+    size_t edges = 1;
+    for (int i = 0; i < g->nnodes; i++)
+        edges += (size_t)g->nodes[i]->nin;
+    int gcap = (KG_MAX_PATTERN_OPS + 1) * MAX_GOALS;
+    Goal *stack = malloc((size_t)gcap * sizeof *stack);
+    const Node **dfs = malloc(edges * sizeof *dfs);
+    char *seen = malloc((size_t)g->nnodes + 1);
+    if (!owner || !stack || !dfs || !seen)
         die("out of memory");
     for (int pi = 0; pi < ps->n; pi++) {
         const Pattern *pat = ps->p[pi];
         const Graph *pg = pat->g;
         const Value *root = pg->outputs[0];
-        Matcher M = {.g = g, .pat = pat, .pg = pg, .owner = owner};
+        Matcher M = {.g = g, .pat = pat, .pg = pg, .owner = owner,
+                     .stack = stack, .cap = gcap, .dfs = dfs, .seen = seen};
         Match *m = new_match(pat, a);
         for (int i = g->nnodes - 1; i >= 0; i--) {
             Node *mn = g->nodes[i];
@@ -529,7 +546,7 @@ Match **match_all(Graph *g, const PatternSet *ps, Arena *a, int *nmatch)
                 (root->def->opvar < 0 && mn->op != root->def->op))
                 continue;
             M.m = m;
-            M.ntrail = M.ndefer = 0;
+            M.ntrail = M.ndefer = M.sp = 0;
             M.overflow = false;
             Goal goal = {root, mn->out[root->def_res]};
             if (!run_goals(&M, &goal, 1)) {
@@ -545,6 +562,9 @@ Match **match_all(Graph *g, const PatternSet *ps, Arena *a, int *nmatch)
         }
     }
     free(owner);
+    free(stack);
+    free(dfs);
+    free(seen);
     *nmatch = n;
     return out;
 }
@@ -580,6 +600,11 @@ static int cmp_pattern(const void *a, const void *b)
  * otherwise the matcher could not reach it from the first output. */
 static bool check_pattern(const Graph *pg, Diag *d)
 {
+    if (pg->nnodes > KG_MAX_PATTERN_OPS) {
+        diag_error(d, pg->name_loc, "pattern '%s' has %d ops; a pattern may "
+                   "have at most %d", pg->name, pg->nnodes, KG_MAX_PATTERN_OPS);
+        return false;
+    }
     if (pg->outputs[0]->kind != V_NODE) {
         diag_error(d, pg->outputs[0]->loc, "a pattern's first output must be "
                    "computed by an op");

@@ -26,6 +26,7 @@ typedef struct Planner {
     Graph *g;
     Arena *a;
     int *stamp;                /* DFS visit marks by node id */
+    const Node **dfs;          /* DFS stack: every node's inputs once */
     int gen;
     bool *member;              /* node id -> in the group being tested */
 } Planner;
@@ -58,21 +59,24 @@ static Kernel *kernel_of(Planner *P, const Value *v)
 
 /* ---- acyclic merging ---------------------------------------------------- */
 
-/* Can node v's producer reach a member node, walking producers?  Only nodes
- * with ids >= lo can (the graph is in topological order). */
+/* Does walking producers from n reach a member node?  Only nodes with ids
+ * >= lo can (the graph is in topological order).  Iterative, with an
+ * explicit stack: a long chain must not exhaust the C stack. */
 static bool reaches_member(Planner *P, const Node *n, int lo)
 {
-    if (n->id < lo)
-        return false;
-    if (P->member[n->id])
-        return true;
-    if (P->stamp[n->id] == P->gen)
-        return false;
-    P->stamp[n->id] = P->gen;
-    for (int i = 0; i < n->nin; i++)
-        if (n->in[i] && n->in[i]->kind == V_NODE &&
-            reaches_member(P, n->in[i]->def, lo))
+    int top = 0;
+    P->dfs[top++] = n;
+    while (top > 0) {
+        const Node *m = P->dfs[--top];
+        if (m->id < lo || P->stamp[m->id] == P->gen)
+            continue;
+        if (P->member[m->id])
             return true;
+        P->stamp[m->id] = P->gen;
+        for (int i = 0; i < m->nin; i++)
+            if (m->in[i] && m->in[i]->kind == V_NODE)
+                P->dfs[top++] = m->in[i]->def;
+    }
     return false;
 }
 
@@ -81,6 +85,11 @@ static bool reaches_member(Planner *P, const Node *n, int lo)
  * needs every external input checked. */
 static bool can_merge(Planner *P, Kernel **ks, int nk, Node *n)
 {
+    int size = 1;
+    for (int i = 0; i < nk; i++)
+        size += ks[i]->nnodes;
+    if (size > KG_MAX_GROUP)
+        return false;          /* start a new kernel: keep generated code sane */
     int lo = n->id;
     for (int i = 0; i < nk; i++)
         for (int j = 0; j < ks[i]->nnodes; j++) {
@@ -463,6 +472,10 @@ Plan *plan_build(Graph *g, const PatternSet *ps, Arena *a)
     Planner P = {.p = p, .g = g, .a = a};
     P.stamp = arena_alloc(a, (size_t)(g->nnodes + 1) * sizeof *P.stamp);
     P.member = arena_alloc(a, (size_t)(g->nnodes + 1));
+    size_t edges = 1;
+    for (int i = 0; i < g->nnodes; i++)
+        edges += (size_t)g->nodes[i]->nin;
+    P.dfs = arena_alloc(a, edges * sizeof *P.dfs);
     p->strides = arena_alloc(a, (size_t)(g->nvalues + 1) * sizeof *p->strides);
     p->offset = arena_alloc(a, (size_t)(g->nvalues + 1) * sizeof *p->offset);
     p->base = arena_alloc(a, (size_t)(g->nvalues + 1) * sizeof *p->base);

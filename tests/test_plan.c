@@ -148,6 +148,38 @@ static void test_views(void **state)
     ctx_free(&c);
 }
 
+/* A very long elementwise chain is cut into kernels of at most
+ * KG_MAX_GROUP ops, and still computes what the graph computes. */
+static void test_group_cap(void **state)
+{
+    (void)state;
+    Str s = {0};
+    str_printf(&s, "model chain\ndim B = 3\ninput x : f32[B]\nh = exp(x)\n");
+    for (int i = 0; i < 1000; i++)
+        str_printf(&s, i % 2 ? "h = tanh(h)\n" : "h = h * 0.9 + x\n");
+    str_printf(&s, "output h\n");
+    TestCtx c;
+    ctx_init(&c);
+    Plan *p = plan_of(&c, s.buf);
+    assert_non_null(p);
+    check_plan(p);
+    assert_int_equal(p->g->nnodes, 1501);
+    assert_int_equal(p->nk, (1501 + KG_MAX_GROUP - 1) / KG_MAX_GROUP);
+    for (int i = 0; i < p->nk; i++)
+        assert_true(p->k[i]->nnodes <= KG_MAX_GROUP);
+    Tensor ref = {0}, fus = {0};
+    Str err = {0};
+    assert_int_equal(interp_run(p->g, NULL, 7, &ref, &err), 0);
+    assert_int_equal(interp_run(p->g, p, 7, &fus, &err), 0);
+    double max_abs;
+    assert_true(tensor_rel_err(&ref, &fus, &max_abs) < 1e-12);
+    tensor_free(&ref);
+    tensor_free(&fus);
+    str_free(&err);
+    str_free(&s);
+    ctx_free(&c);
+}
+
 /* 20,000 statements plan in well under a second. */
 static void test_large_model(void **state)
 {
@@ -189,6 +221,7 @@ int main(void)
         cmocka_unit_test(test_elementwise_groups),
         cmocka_unit_test(test_no_cycle),
         cmocka_unit_test(test_views),
+        cmocka_unit_test(test_group_cap),
         cmocka_unit_test(test_large_model),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -98,7 +98,8 @@ static void match_and_plan(Graph *g, Arena *a)
     Pattern *pp = &pat;
     PatternSet one = {.p = &pp, .n = 1};
     /* a pattern the loader would refuse is not matched */
-    if (g->noutputs == 0 || g->outputs[0]->kind != V_NODE)
+    if (g->noutputs == 0 || g->outputs[0]->kind != V_NODE ||
+        g->nnodes > KG_MAX_PATTERN_OPS)
         return;
     for (int i = 0; i < g->ninputs; i++)
         if (!g->inputs[i]->nuses)
