@@ -773,6 +773,8 @@ static bool rule_sdpa(Sema *S, Call *c)
 
 static bool rule_layout(Sema *S, Call *c)
 {
+    if (c->nin == 0)           /* concat([]) */
+        return fail(S, c->e->loc, "%s of an empty list", op_info(c->op)->name);
     Value *x = c->in[0];
     int64_t shape[KG_MAX_RANK];
     memcpy(shape, x->shape, sizeof shape);
@@ -900,8 +902,6 @@ static bool rule_layout(Sema *S, Call *c)
     }
     case OP_CONCAT: {
         Attr *ax = attr_of(c, "axis");
-        if (c->nin == 0)
-            return fail(S, c->e->loc, "concat of an empty list");
         if (x->rank == 0)
             return fail(S, c->e->loc, "concat of scalars");
         if (!norm_axis(S, c, ax, x->rank))
