@@ -147,6 +147,21 @@ static void test_empty(void **state)
     }
 }
 
+/* The exact shape of a diagnostic: location, the line, a caret under the
+ * column; CRLF line ends do not show up in the quoted line. */
+static void test_caret(void **state)
+{
+    (void)state;
+    TestCtx c;
+    ctx_init(&c);
+    parse_text(&c, "model m\r\n  y = f(a,, b)\r\n");
+    assert_string_equal(c.d.buf.buf,
+        "t.pat:2:11: error: expected an expression, found ','\n"
+        "    y = f(a,, b)\n"
+        "            ^\n");
+    ctx_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -157,6 +172,7 @@ int main(void)
         cmocka_unit_test(test_recovery_and_cap),
         cmocka_unit_test(test_reserved_names),
         cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_caret),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
