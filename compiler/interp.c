@@ -1150,16 +1150,16 @@ static int op_layout(Interp *I, const Node *n, const ElemArgs *ea)
  * ------------------------------------------------------------------------- */
 
 /*
- * The mask of sdpa.  kgen's `mask` is NOT PyTorch's attn_mask convention:
- *  - a bool mask is TRUE where a key is MASKED OUT (like masked_fill, and
- *    like the key-padding `pad` input of examples/encoder_layer.pat, true on
- *    padding tokens); its score becomes `fill` (-inf for the sdpa op);
+ * The mask of sdpa follows PyTorch's attn_mask:
+ *  - a bool mask is TRUE where a key TAKES PART in attention; a false key's
+ *    score becomes `fill` (-inf for the sdpa op);
  *  - a mask of any other dtype is ADDED to the scores;
  *  - causal masks key j for query i when j > i (top-left aligned, as
  *    torch's is_causal).
  * Either mask broadcasts numpy-style to [batch..., L, S].  The one
  * exception is the fused "sdpa" pattern, whose `mask` input is a key-padding
- * mask [B, S] (the pattern reshapes it to [B, 1, 1, S] itself).  A row in
+ * mask [B, S], TRUE on padding (masked_fill's convention, as the
+ * pattern writes it), which the pattern reshapes to [B, 1, 1, S].  A row in
  * which every key is masked out gives NaN, as softmax over all -inf does.
  * scores = (q . k^T) * scale, scale defaulting to 1/sqrt(D).
  */
@@ -1172,6 +1172,7 @@ typedef struct Attn {
     int64_t qst[KG_MAX_RANK], kst[KG_MAX_RANK], vst[KG_MAX_RANK];
     int64_t mst[KG_MAX_RANK];  /* mask strides over [batch..., L, S] */
     bool additive;             /* mask added to the scores */
+    bool keep_true;            /* bool mask: true keeps a key (PyTorch) */
     double fill;               /* score of a key a bool mask masks out */
     double scale;
     bool causal;
@@ -1245,7 +1246,7 @@ static double attn_score(const Attn *A, const double *qi, const double *kj,
                                   j * A->mst[A->nb + 1]];
         if (A->additive)
             s += mv;
-        else if (mv != 0)
+        else if ((mv != 0) != A->keep_true)
             s = A->fill;
     }
     if (A->causal && j > i)
@@ -1340,6 +1341,7 @@ static int op_sdpa(Interp *I, const Node *n)
     if (attn_setup(I, n, &A, n->out[0], false))
         return -1;
     A.fill = -INFINITY;
+    A.keep_true = true;
     A.scale = attr_float(n, "scale", 1.0 / sqrt((double)A.D));
     A.causal = attr_int(n, "causal", 0) != 0;
     if (!(A.out = store(I, n, n->out[0])))

@@ -312,6 +312,7 @@ struct Value {
     int64_t shape[KG_MAX_RANK];/* models: concrete */
     const Expr *sym[KG_MAX_RANK]; /* patterns: declared dim expr or NULL */
     double cval;               /* V_CONST */
+    bool cint;                 /* V_CONST written as an integer */
     int hole;                  /* pattern V_CONST: `param` index, or -1 */
     Node *def;                 /* V_NODE: producer */
     int def_res;               /* V_NODE: which result of def */

@@ -50,9 +50,33 @@ static const char *reserved[] = {
     "constant", "private", "half", "uchar", "ushort", "uint", "ulong",
     "size_t", "NULL", "main", "asm", "template", "typename", "class",
     "namespace", "new", "delete", "this", "operator", "friend", "virtual",
-    "public", "protected", "using", "threadIdx", "blockIdx", "blockDim",
-    "gridDim", "warpSize",
+    "public", "protected", "using", "try", "catch", "throw", "mutable",
+    "explicit", "export", "decltype", "constexpr", "nullptr", "alignas",
+    "alignof", "noexcept", "static_assert", "thread_local", "typeid",
+    "threadIdx", "blockIdx", "blockDim", "gridDim", "warpSize", "dim3",
+    "read_only", "write_only", "read_write", "image1d_t", "image2d_t",
+    "image3d_t", "sampler_t", "event_t", "ptrdiff_t", "intptr_t",
+    "uintptr_t", "complex", "imaginary",
 };
+
+/* OpenCL and CUDA vector types: float4, half2, uchar16, ... */
+static bool is_vector_type(const char *s)
+{
+    static const char *base[] = {"char", "uchar", "short", "ushort", "int",
+        "uint", "long", "ulong", "float", "double", "half", "bool",
+        "longlong", "ulonglong"};
+    for (size_t i = 0; i < sizeof base / sizeof *base; i++) {
+        size_t n = strlen(base[i]);
+        if (!strncmp(s, base[i], n) && s[n]) {
+            const char *d = s + n;
+            while (*d >= '0' && *d <= '9')
+                d++;
+            if (!*d)
+                return true;
+        }
+    }
+    return false;
+}
 
 static bool is_keyword(const char *s)
 {
@@ -133,11 +157,17 @@ static const char *decl_name(Parser *P, Loc *loc)
                      s);
             return NULL;
         }
-    if (!strncmp(s, "__", 2) || !strncmp(s, "kg_", 3) ||
-        !strncmp(s, "kgen_", 5) || !strncmp(s, "kgrt_", 5)) {
+    if (is_vector_type(s)) {
+        error_at(P, *loc, "'%s' is reserved (a vector type of the generated "
+                 "code) and cannot be used as a name", s);
+        return NULL;
+    }
+    if (!strncmp(s, "__", 2) || (s[0] == '_' && s[1] >= 'A' && s[1] <= 'Z') ||
+        !strncmp(s, "kg_", 3) || !strncmp(s, "kgen_", 5) ||
+        !strncmp(s, "kgrt_", 5)) {
         error_at(P, *loc,
-                 "'%s': names starting with '__', 'kg_', 'kgen_' or 'kgrt_' "
-                 "are reserved", s);
+                 "'%s': names starting with '__', '_' and a capital, 'kg_', "
+                 "'kgen_' or 'kgrt_' are reserved", s);
         return NULL;
     }
     advance(P);

@@ -29,8 +29,8 @@ static const char *patterns_dir(const Options *o)
     if (access(buf, R_OK) == 0)
         return buf;
 #endif
-#ifdef KGEN_DATA_DIR
-    return KGEN_DATA_DIR "/patterns";
+#ifdef KGEN_DATADIR
+    return KGEN_DATADIR "/patterns";
 #else
     return "patterns";
 #endif
@@ -42,10 +42,13 @@ static SrcFile *load_source(const char *path, size_t max, Diag *d, Arena *a)
     errno = 0;
     char *text = read_file(path, max, &size);
     if (!text) {
-        if (errno == EFBIG)
+        if (errno == EFBIG && max >= (1u << 20))
             diag_file_error(d, path, "file is %zu MiB, limit %zu MiB "
                             "(--max-input)", (size + (1u << 20) - 1) >> 20,
                             max >> 20);
+        else if (errno == EFBIG)
+            diag_file_error(d, path, "file is %zu bytes, limit %zu bytes "
+                            "(--max-input)", size, max);
         else
             diag_file_error(d, path, "cannot read: %s", strerror(errno));
         return NULL;
@@ -102,8 +105,8 @@ Plan *pipeline_plan(const Options *o, Diag *d, Arena *a)
             Match *m = p->matches[i];
             fprintf(stdout, "  %s (%s):", m->pat->g->name, m->pat->variant);
             for (int j = 0; j < m->pat->g->nnodes; j++)
-                fprintf(stdout, " %s@%d", op_info(m->node[j]->op)->name,
-                        m->node[j]->line_first);
+                fprintf(stdout, " %s@%d:%d", op_info(m->node[j]->op)->name,
+                        m->node[j]->loc.line, m->node[j]->loc.col);
             fprintf(stdout, "\n");
         }
     }
@@ -231,7 +234,7 @@ static void usage(FILE *fp)
         "\n"
         "options:\n"
         "  --patterns DIR     pattern files (default: $KGEN_PATTERNS, else the\n"
-        "                     installed patterns)\n"
+        "                     source tree's patterns/, else the installed ones)\n"
         "  --max-input BYTES  largest model file accepted (default 16 MiB)\n"
         "  -d parse|match|plan|all   dump the graph after that stage\n"
         "  -v, -q             more / less progress output\n"

@@ -597,7 +597,8 @@ static const char *human(Arena *a, double x, const char *unit)
         x /= 1000;
         i++;
     }
-    return arena_printf(a, i ? "%.3g %s%s" : "%.0f %s%s", x, pre[i], unit);
+    const char *sep = *pre[i] || *unit ? " " : "";
+    return arena_printf(a, i ? "%.3g%s%s%s" : "%.0f%s%s%s", x, sep, pre[i], unit);
 }
 
 static const char *lines_str(Arena *a, const Kernel *k)
@@ -736,6 +737,9 @@ void plan_json(FILE *fp, const Plan *p, Arena *a)
                 fprintf(fp, ": ");
                 if (m->param_attr[j].kind == A_STR)
                     json_str(fp, m->param_attr[j].s);
+                else if (!isfinite(m->param[j]))   /* JSON has no inf */
+                    json_str(fp, isnan(m->param[j]) ? "nan"
+                                 : m->param[j] > 0 ? "inf" : "-inf");
                 else
                     fprintf(fp, "%.17g", m->param[j]);
             }

@@ -111,6 +111,20 @@ static const char *sym_kind_name(const Sym *s)
     return "name";
 }
 
+/* "an input", "a dim": the kind with its article, for messages. */
+static const char *a_kind(const Sym *s)
+{
+    switch (s->kind) {
+    case SY_DIM: return "a dim";
+    case SY_DTYPE: return "a dtype";
+    case SY_PARAM: return "a param";
+    case SY_OPVAR: return "an op variable";
+    case SY_VALUE:
+        return !s->declared ? "a value" : s->is_weight ? "a weight" : "an input";
+    }
+    return "a name";
+}
+
 /* Declare name; on a clash report both places and return NULL. */
 static Sym *declare(Sema *S, const char *name, Loc loc, SymKind kind)
 {
@@ -143,11 +157,14 @@ static Value *new_value(Sema *S, ValueKind k, Loc loc)
     return v;
 }
 
-static Value *new_const(Sema *S, double x, Loc loc)
+/* A number in an expression; is_int: written as an integer, which matters
+ * for promotion (i32 * 2 is i32, i32 * 2.0 is f32, as in PyTorch). */
+static Value *new_const(Sema *S, double x, bool is_int, Loc loc)
 {
     Value *v = new_value(S, V_CONST, loc);
     v->dt = DT_WEAK;
     v->cval = x;
+    v->cint = is_int;
     return v;
 }
 
@@ -171,7 +188,8 @@ const char *value_label(Arena *a, const Value *v)
     if (v->kind == V_CONST)
         return arena_printf(a, "%g", v->cval);
     if (v->def)
-        return arena_printf(a, "%s@%d", op_info(v->def->op)->name, v->loc.line);
+        return arena_printf(a, "%s@%d:%d", op_info(v->def->op)->name,
+                            v->loc.line, v->loc.col);
     return arena_printf(a, "%%%d", v->id);
 }
 
@@ -223,13 +241,16 @@ static bool eval_dim(Sema *S, const Expr *e, int64_t *out, bool *unknown)
             return false;
         }
         if (s->kind != SY_DIM) {
-            diag_error(S->d, e->loc, "'%s' is a %s, not a dim", e->name,
-                       sym_kind_name(s));
+            diag_error(S->d, e->loc, "'%s' is %s, not a dim", e->name,
+                       a_kind(s));
             return false;
         }
         DimVar *dv = &S->g->dims[s->index];
         if (!dv->bound) {
-            if (!unknown)      /* its own definition was already reported */
+            if (!unknown && S->g->is_pattern)
+                diag_error(S->d, e->loc, "pattern dim '%s' cannot be used "
+                           "here: this must be a known integer", e->name);
+            if (!unknown)      /* (in a model its definition failed) */
                 return false;
             *unknown = true;
             *out = UNK;
@@ -347,7 +368,7 @@ static DType promote(const Value *a, const Value *b)
         const Value *t = a->dt == DT_WEAK ? b : a, *c = a->dt == DT_WEAK ? a : b;
         if (dtype_is_float(t->dt))
             return t->dt;
-        if (c->cval == floor(c->cval) && isfinite(c->cval))
+        if (c->cint)
             return t->dt == DT_BOOL ? DT_I32 : t->dt;
         return DT_F32;
     }
@@ -517,6 +538,9 @@ static bool rule_elementwise(Sema *S, Call *c)
             if (p->hole < 0 && !(p->f >= 0 && p->f < 1))
                 return fail(S, p->loc, "dropout: p must be in [0, 1), not %g", p->f);
         }
+        if (c->op == OP_NEG && dt == DT_BOOL && x->dtvar < 0)
+            return fail(S, c->e->loc, "neg of a bool tensor %s: write "
+                        "1 - x or cast it first", describe_value(S, x));
         if (!dtype_is_float(dt) && x->dtvar < 0 && c->op != OP_NEG &&
             c->op != OP_ABS && c->op != OP_RELU && c->op != OP_DROPOUT)
             dt = DT_F32;
@@ -1159,8 +1183,9 @@ static bool eval_call(Sema *S, const Expr *e, Results *res)
         } else {
             p = next++;
             if (p >= o->nparams)
-                return fail(S, e->args[i]->loc, "%s takes at most %d arguments "
+                return fail(S, e->args[i]->loc, "%s takes at most %d argument%s "
                             "(%s), got %d", o->name, o->nparams,
+                            o->nparams == 1 ? "" : "s",
                             param_names(S, o), e->nargs);
         }
         bound[p] = e->args[i];
@@ -1258,7 +1283,7 @@ static Value *eval(Sema *S, const Expr *e)
 {
     switch (e->kind) {
     case E_NUM:
-        return new_const(S, e->num, e->loc);
+        return new_const(S, e->num, e->is_int, e->loc);
     case E_STR:
         fail(S, e->loc, "expected a tensor, found a string");
         return NULL;
@@ -1268,7 +1293,7 @@ static Value *eval(Sema *S, const Expr *e)
     case E_NAME: {
         double x;
         if (float_lit(e, &x))
-            return new_const(S, x, e->loc);
+            return new_const(S, x, false, e->loc);
         Sym *s = lookup(S, e->name);
         if (!s) {
             Sym *l = lookup_in(S->later, S->latercap, e->name);
@@ -1286,12 +1311,12 @@ static Value *eval(Sema *S, const Expr *e)
         if (s->kind == SY_VALUE)
             return s->v;
         if (s->kind == SY_PARAM) {
-            Value *v = new_const(S, NAN, e->loc);
+            Value *v = new_const(S, NAN, false, e->loc);
             v->hole = s->index;
             return v;
         }
-        fail(S, e->loc, "'%s' is a %s, not a tensor; %s", e->name,
-             sym_kind_name(s), s->kind == SY_DIM
+        fail(S, e->loc, "'%s' is %s, not a tensor; %s", e->name,
+             a_kind(s), s->kind == SY_DIM
                  ? "dims appear only in shapes and integer arguments"
                  : "it cannot be used as a value");
         return NULL;
@@ -1301,7 +1326,7 @@ static Value *eval(Sema *S, const Expr *e)
         if (!x)
             return NULL;
         if (x->kind == V_CONST && x->hole < 0)
-            return new_const(S, -x->cval, e->loc);
+            return new_const(S, -x->cval, x->cint, e->loc);
         return eval_op(S, OP_NEG, e, x, NULL);
     }
     case E_BINOP: {
@@ -1316,7 +1341,8 @@ static Value *eval(Sema *S, const Expr *e)
             }
             double x = l->cval, y = r->cval;
             return new_const(S, e->op == '+' ? x + y : e->op == '-' ? x - y
-                              : e->op == '*' ? x * y : x / y, e->loc);
+                              : e->op == '*' ? x * y : x / y,
+                             l->cint && r->cint && e->op != '/', e->loc);
         }
         int op = e->op == '+' ? OP_ADD : e->op == '-' ? OP_SUB
                : e->op == '*' ? OP_MUL : OP_DIV;
@@ -1339,23 +1365,24 @@ static Value *eval(Sema *S, const Expr *e)
 
 /* ---- statements ------------------------------------------------------- */
 
+/* The last --dim/--dtype for name wins, as with most command lines. */
 static Override *find_override(Sema *S, const char *name, bool is_dtype)
 {
+    Override *last = NULL;
     for (int i = 0; i < S->nov; i++)
         if (S->ov[i].is_dtype == is_dtype && !strcmp(S->ov[i].name, name)) {
             S->ov[i].used = true;
-            return &S->ov[i];
+            last = &S->ov[i];
         }
-    return NULL;
+    return last;
 }
 
 static void stmt_dim(Sema *S, Stmt *st)
 {
     Graph *g = S->g;
     for (int i = 0; i < st->nnames; i++) {
-        Sym *s = declare(S, st->names[i], st->name_locs[i], SY_DIM);
-        if (!s)
-            continue;
+        /* the default is evaluated before the name exists, so `dim C = C`
+         * is an undefined dim, not a read of itself */
         DimVar dv = {.name = st->names[i], .loc = st->name_locs[i]};
         Override *ov = find_override(S, st->names[i], false);
         if (is_pattern(S)) {
@@ -1380,6 +1407,9 @@ static void stmt_dim(Sema *S, Stmt *st)
                  "(dim %s = 64) or with --dim %s=64", st->names[i],
                  st->names[i], st->names[i]);
         }
+        Sym *s = declare(S, st->names[i], st->name_locs[i], SY_DIM);
+        if (!s)
+            continue;
         s->index = g->ndims;
         ARENA_PUSH(S->a, g->dims, g->ndims, g->cap_dims, dv);
     }
@@ -1557,6 +1587,7 @@ static void stmt_assign(Sema *S, Stmt *st)
         fail(S, st->loc, "%d name%s assigned but the right side gives %d "
              "result%s", st->nnames, st->nnames == 1 ? "" : "s", res.n,
              res.n == 1 ? "" : "s");
+        poison(S, st);
         return;
     }
     for (int i = 0; i < st->nnames; i++) {
@@ -1564,12 +1595,14 @@ static void stmt_assign(Sema *S, Stmt *st)
             if (!strcmp(st->names[i], st->names[j])) {
                 fail(S, st->name_locs[i], "'%s' is assigned twice in one "
                      "statement", st->names[i]);
-                return;
+                poison(S, st);
+            return;
             }
         Value *v = res.v[i];
         if (v->kind == V_CONST) {
             fail(S, st->rhs->loc, "'%s' would be a constant; write the number "
                  "where it is used", st->names[i]);
+            poison(S, st);
             return;
         }
         Sym *s = lookup(S, st->names[i]);
@@ -1580,14 +1613,16 @@ static void stmt_assign(Sema *S, Stmt *st)
             return;
         }
         if (v->name && v->kind != V_NODE) {
-            fail(S, st->rhs->loc, "'%s' = '%s' only renames a %s; use '%s' "
+            fail(S, st->rhs->loc, "'%s' = '%s' only renames %s; use '%s' "
                  "directly", st->names[i], v->name,
-                 v->kind == V_INPUT ? "input" : "weight", v->name);
+                 v->kind == V_INPUT ? "an input" : "a weight", v->name);
+            poison(S, st);
             return;
         }
         if (v->name) {
             fail(S, st->rhs->loc, "'%s' = '%s' only renames a value; use '%s' "
                  "directly", st->names[i], v->name, v->name);
+            poison(S, st);
             return;
         }
         if (!s) {
@@ -1616,13 +1651,13 @@ static void stmt_output(Sema *S, Stmt *st)
         if (s->poisoned)
             continue;
         if (s->kind != SY_VALUE) {
-            fail(S, st->name_locs[i], "output '%s' is a %s, not a value",
-                 st->names[i], sym_kind_name(s));
+            fail(S, st->name_locs[i], "output '%s' is %s, not a value",
+                 st->names[i], a_kind(s));
             continue;
         }
         if (s->declared) {
-            fail(S, st->name_locs[i], "output '%s' is an %s; outputs must be "
-                 "computed", st->names[i], sym_kind_name(s));
+            fail(S, st->name_locs[i], "output '%s' is %s; outputs must be "
+                 "computed", st->names[i], a_kind(s));
             continue;
         }
         Value *v = s->v;

@@ -604,12 +604,14 @@ static const char *attention_src =
     "m4 = reshape(pad, [B, 1, 1, S])\n"
     "a1 = sdpa(q, k, v)\n"
     "a2 = matmul(softmax(matmul(q, transpose(k, 2, 3)) * 0.5, axis=-1), v)\n"
-    "a3 = sdpa(q, k, v, mask=m4, scale=0.25)\n"
+    "keep4 = reshape(cast(1.0 - cast(pad, DT), bool), [B, 1, 1, S])\n"
+    "a3 = sdpa(q, k, v, mask=keep4, scale=0.25)\n"
     "s3 = masked_fill(matmul(q, transpose(k, 2, 3)) * 0.25, m4, -inf)\n"
     "a4 = matmul(softmax(s3, axis=-1), v)\n"
     "a5 = sdpa(q, k, v, causal=true)\n"
     "full = reshape(cast(cast(pad, DT) * 0.0 + 1.0, bool), [B, 1, 1, S])\n"
-    "a6 = sdpa(q, k, v, mask=full)\n"
+    "none = reshape(cast(cast(pad, DT) * 0.0, bool), [B, 1, 1, S])\n"
+    "a6 = sdpa(q, k, v, mask=none)\n"
     "a7 = matmul(softmax(masked_fill(matmul(q, transpose(k, 2, 3)), full, -inf), axis=-1), v)\n"
     "fm = reshape(cast(pad, DT) * -3.0, [B, 1, 1, S])\n"
     "a8 = sdpa(q, k, v, mask=fm)\n"
@@ -623,7 +625,7 @@ static void test_sdpa(void **state)
     Model *m = load(attention_src, NULL, 0);
     run(m, 17);
     CLOSE(m, "a1", "a2", 1e-14);   /* default scale 1/sqrt(D) = 0.5 */
-    CLOSE(m, "a3", "a4", 1e-14);   /* bool mask: true = masked out */
+    CLOSE(m, "a3", "a4", 1e-14);   /* bool mask: true = attend (PyTorch) */
     CLOSE(m, "a8", "a9", 1e-14);   /* float mask: added to the scores */
     /* the mask matters */
     double mad;

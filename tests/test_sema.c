@@ -65,11 +65,13 @@ static void test_promotion(void **state)
         "input i : i32[B]\ninput k : bool[B]\n"
         "a = h * 0.5\nb = h + f\nc = h + bf\nd = k + 1\ne = i / i\n"
         "g = i * 1.5\nl = exp(i)\nm = cast(k, DT)\nn = k + k\n"
-        "output a, b, c, d, e, g, l, m, n\n");
-    const char *names[] = {"a", "b", "c", "d", "e", "g", "l", "m", "n"};
+        "o = i * 2\np = i * 2.0\nq = i * (3 - 1)\n"
+        "output a, b, c, d, e, g, l, m, n, o, p, q\n");
+    const char *names[] = {"a", "b", "c", "d", "e", "g", "l", "m", "n", "o",
+                           "p", "q"};
     DType want[] = {DT_F16, DT_F32, DT_F32, DT_I32, DT_F32, DT_F32, DT_F32,
-                    DT_F16, DT_BOOL};
-    for (int i = 0; i < 9; i++)
+                    DT_F16, DT_BOOL, DT_I32, DT_F32, DT_I32};
+    for (int i = 0; i < 12; i++)
         assert_int_equal(find_value(g, names[i], c.a)->dt, want[i]);
     ctx_free(&c);
 }
@@ -80,9 +82,10 @@ static void test_versions_and_overrides(void **state)
     (void)state;
     TestCtx c;
     ctx_init(&c);
-    Override ov[] = {{"C", "4", false, false}, {"DT", "f32", true, false}};
+    Override ov[] = {{"C", "9", false, false}, {"DT", "f32", true, false},
+                     {"C", "4", false, false}};
     Graph *g = graph_of(&c, MODEL "input x : DT[B, C]\n"
-                        "h = x * 2\nh = h + x\nh = relu(h)\noutput h\n", ov, 2);
+                        "h = x * 2\nh = h + x\nh = relu(h)\noutput h\n", ov, 3);
     assert_non_null(g);
     Value *h3 = find_value(g, "h#3", c.a);
     assert_non_null(h3);
@@ -153,7 +156,13 @@ static void test_errors(void **state)
         {"input a : f32[65536, 65536, 65536]\ny = exp(a)\noutput y\n",
          "needs 2^50 bytes (limit 2^40)"},
         {"param p\n", "'param' is allowed only in pattern files"},
-        {"input a : DT[B, C]\nb = a\noutput b\n", "only renames a input"},
+        {"input a : DT[B, C]\nb = a\noutput b\n", "only renames an input"},
+        {"dim Z = Z + 1\n", "t.pat:4:9: error: undefined dim 'Z'"},
+        {"input k : bool[B]\ny = -k\noutput y\n", "neg of a bool tensor"},
+        {"input a : DT[B, C]\ny = exp(a, a)\noutput y\n",
+         "exp takes at most 1 argument (x), got 2"},
+        {"input a : DT[B, C]\ny = a * C\noutput y\n",
+         "'C' is a dim, not a tensor"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         TestCtx c;
@@ -218,6 +227,31 @@ static void test_pattern_graph(void **state)
     ctx_free(&c);
 }
 
+/* In a pattern a dim has no value, so it cannot stand for an axis. */
+static void test_pattern_axis_dim(void **state)
+{
+    (void)state;
+    TestCtx c;
+    ctx_init(&c);
+    assert_null(graph_of(&c, "pattern p\ntemplate t\ndim C\ninput x : f32[C]\n"
+                         "y = softmax(x, axis=C)\noutput y\n", NULL, 0));
+    assert_diag(&c, "t.pat:5:21: error: pattern dim 'C' cannot be used here");
+    assert_int_equal(c.d.nerrors, 1);
+    ctx_free(&c);
+}
+
+/* A failed statement does not cascade into errors about its names. */
+static void test_no_cascade(void **state)
+{
+    (void)state;
+    TestCtx c;
+    ctx_init(&c);
+    assert_null(graph_of(&c, MODEL "input x : DT[B]\na, b = relu(x)\n"
+                         "c = x\nd = a + b + c\noutput d, a\n", NULL, 0));
+    assert_int_equal(c.d.nerrors, 2);
+    ctx_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -229,6 +263,8 @@ int main(void)
         cmocka_unit_test(test_note),
         cmocka_unit_test(test_bad_overrides),
         cmocka_unit_test(test_pattern_graph),
+        cmocka_unit_test(test_pattern_axis_dim),
+        cmocka_unit_test(test_no_cascade),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
