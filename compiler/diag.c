@@ -68,6 +68,13 @@ static void show_line(Str *out, Loc loc)
         start--;
     while (end < len && text[end] != '\n' && text[end] != '\r')
         end++;
+    if (start == 0 && len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) {
+        start = 3;             /* the BOM is not part of line 1 */
+        if (off < start)
+            off = start;
+        if (end < start)
+            end = start;
+    }
     size_t from = start, to = end;
     if (off - from > 60)
         from = off - 40;

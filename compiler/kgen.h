@@ -17,6 +17,7 @@
 
 #define KG_MAX_RANK 8          /* tensors have at most this many axes */
 #define KG_MAX_NEST 256        /* deepest bracket/expression nesting accepted */
+#define KG_MAX_LIST 256        /* elements of one list or call */
 #define KG_MAX_IDENT 64        /* identifiers: [A-Za-z_][A-Za-z0-9_]{0,63} */
 #define KG_MAX_INPUT (16u << 20) /* default --max-input: 16 MiB */
 #define KG_MAX_ERRORS 20       /* diagnostics printed before giving up */
@@ -130,7 +131,25 @@ typedef struct Token {
     bool overflow;             /* T_NUM integer that does not fit int64 */
 } Token;
 
-/* Tokens end with T_EOF.  Errors go to d; the array is still well formed. */
+/* The lexer hands out one token at a time, so memory does not grow with
+ * the number of tokens; the parser keeps two. */
+typedef struct Lexer {
+    const SrcFile *f;
+    Diag *d;
+    Arena *a;
+    size_t pos;
+    int line;
+    size_t line_start;         /* offset of the current line's first byte */
+    int depth;                 /* open ( and [ */
+    Token tok;                 /* the token just scanned */
+    bool have;                 /* tok is ready */
+    TokKind last;              /* kind of the previous token */
+    bool any;                  /* a token other than a line end was seen */
+} Lexer;
+
+void lexer_init(Lexer *L, const SrcFile *f, Diag *d, Arena *a);
+Token lexer_next(Lexer *L);
+/* All tokens at once, ending with T_EOF (for tests). */
 Token *lex(const SrcFile *f, Diag *d, Arena *a, int *ntok);
 const char *tok_kind_name(TokKind k);
 
@@ -162,6 +181,8 @@ struct Expr {
     const char **kw;           /* E_CALL: keyword of arg i, or NULL */
     Loc *kwloc;                /* E_CALL: location of keyword i */
     int nargs;
+    int depth;                 /* height of this tree; at most KG_MAX_NEST,
+                                  so every later walk recurses boundedly */
 };
 
 typedef enum {

@@ -14,26 +14,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct Lexer {
-    const SrcFile *f;
-    Diag *d;
-    Arena *a;
-    size_t pos;
-    int line;
-    size_t line_start;         /* offset of the current line's first byte */
-    int depth;                 /* open ( and [ */
-    Token *toks;
-    int n, cap;
-} Lexer;
 
 static Loc loc_at(Lexer *L, size_t off)
 {
     return (Loc){L->f, L->line, (int)(off - L->line_start) + 1, (uint32_t)off};
 }
 
+/* Hand a token to lexer_next (one token per scan step). */
 static void push(Lexer *L, Token t)
 {
-    ARENA_PUSH(L->a, L->toks, L->n, L->cap, t);
+    L->tok = t;
+    L->have = true;
+    L->last = t.kind;
+    L->any = true;
 }
 
 /* Length of a valid UTF-8 sequence at s (non-ASCII lead), or 0 if invalid:
@@ -215,49 +208,72 @@ static void lex_string(Lexer *L)
     push(L, t);
 }
 
-Token *lex(const SrcFile *f, Diag *d, Arena *a, int *ntok)
+void lexer_init(Lexer *L, const SrcFile *f, Diag *d, Arena *a)
 {
-    Lexer L = {.f = f, .d = d, .a = a, .line = 1};
+    memset(L, 0, sizeof *L);
+    L->f = f;
+    L->d = d;
+    L->a = a;
+    L->line = 1;
+    L->last = T_NEWLINE;
     const unsigned char *s = (const unsigned char *)f->text;
-    size_t len = f->len;
-    if (len >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF)
-        L.pos = L.line_start = 3;
-    while (L.pos < len && !d->stopped) {
-        unsigned char c = s[L.pos];
-        size_t at = L.pos;
+    if (f->len >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF)
+        L->pos = L->line_start = 3;
+}
+
+/* Scan until one token is ready.  After the end, T_EOF forever. */
+Token lexer_next(Lexer *L)
+{
+    const unsigned char *s = (const unsigned char *)L->f->text;
+    size_t len = L->f->len;
+    Diag *d = L->d;
+    L->have = false;
+    while (!L->have) {
+        if (L->pos >= len || d->stopped) {
+            /* inside an unclosed bracket the parser must meet T_EOF, so that
+             * it reports the bracket where it was opened */
+            if (L->any && L->last != T_NEWLINE && L->last != T_EOF &&
+                L->depth == 0 && !d->stopped)
+                push(L, (Token){.kind = T_NEWLINE, .loc = loc_at(L, L->pos)});
+            else
+                push(L, (Token){.kind = T_EOF, .loc = loc_at(L, L->pos)});
+            break;
+        }
+        unsigned char c = s[L->pos];
+        size_t at = L->pos;
         if (c == '\n' || c == '\r') {
-            L.pos += (c == '\r' && L.pos + 1 < len && s[L.pos + 1] == '\n') ? 2 : 1;
-            if (L.depth == 0 && L.n > 0 && L.toks[L.n - 1].kind != T_NEWLINE)
-                push(&L, (Token){.kind = T_NEWLINE, .loc = loc_at(&L, at), .len = 1});
-            newline(&L, L.pos);
+            L->pos += (c == '\r' && L->pos + 1 < len && s[L->pos + 1] == '\n') ? 2 : 1;
+            if (L->depth == 0 && L->any && L->last != T_NEWLINE)
+                push(L, (Token){.kind = T_NEWLINE, .loc = loc_at(L, at), .len = 1});
+            newline(L, L->pos);
             continue;
         }
         if (c == ' ' || c == '\t' || c == '\f' || c == '\v') {
-            L.pos++;
+            L->pos++;
             continue;
         }
         if (c == '#') {
-            skip_comment(&L);
+            skip_comment(L);
             continue;
         }
-        if (isdigit(c) || (c == '.' && L.pos + 1 < len && isdigit(s[L.pos + 1]))) {
-            lex_number(&L);
+        if (isdigit(c) || (c == '.' && L->pos + 1 < len && isdigit(s[L->pos + 1]))) {
+            lex_number(L);
             continue;
         }
         if (isalpha(c) || c == '_') {
-            lex_ident(&L);
+            lex_ident(L);
             continue;
         }
         if (c == '"') {
-            lex_string(&L);
+            lex_string(L);
             continue;
         }
         TokKind k;
         switch (c) {
-        case '(': k = T_LPAREN; L.depth++; break;
-        case '[': k = T_LBRACK; L.depth++; break;
-        case ')': k = T_RPAREN; if (L.depth > 0) L.depth--; break;
-        case ']': k = T_RBRACK; if (L.depth > 0) L.depth--; break;
+        case '(': k = T_LPAREN; L->depth++; break;
+        case '[': k = T_LBRACK; L->depth++; break;
+        case ')': k = T_RPAREN; if (L->depth > 0) L->depth--; break;
+        case ']': k = T_RBRACK; if (L->depth > 0) L->depth--; break;
         case ',': k = T_COMMA; break;
         case '=': k = T_EQ; break;
         case ':': k = T_COLON; break;
@@ -269,36 +285,47 @@ Token *lex(const SrcFile *f, Diag *d, Arena *a, int *ntok)
         default: {
             int n = 1;
             if (c == 0) {
-                diag_error(d, loc_at(&L, at), "NUL byte in input");
+                diag_error(d, loc_at(L, at), "NUL byte in input");
             } else if (c >= 0x80) {
                 n = utf8_len(s + at, len - at);
                 if (!n) {
-                    diag_error(d, loc_at(&L, at), "invalid UTF-8 byte 0x%02X", c);
+                    diag_error(d, loc_at(L, at), "invalid UTF-8 byte 0x%02X", c);
                     n = bad_len(s + at, len - at);
                 } else {
-                    diag_error(d, loc_at(&L, at),
+                    diag_error(d, loc_at(L, at),
                                "unexpected non-ASCII character '%s'",
-                               diag_escape(a, (const char *)s + at, (size_t)n, 8));
+                               diag_escape(L->a, (const char *)s + at, (size_t)n, 8));
                 }
             } else if (c < 0x20 || c == 0x7f) {
-                diag_error(d, loc_at(&L, at), "unexpected control byte 0x%02X", c);
+                diag_error(d, loc_at(L, at), "unexpected control byte 0x%02X", c);
             } else {
-                diag_error(d, loc_at(&L, at), "unexpected character '%c'", c);
+                diag_error(d, loc_at(L, at), "unexpected character '%c'", c);
             }
-            L.pos += (size_t)n;
+            L->pos += (size_t)n;
             continue;
         }
         }
-        push(&L, (Token){.kind = k, .loc = loc_at(&L, at), .len = 1});
-        L.pos++;
+        push(L, (Token){.kind = k, .loc = loc_at(L, at), .len = 1});
+        L->pos++;
     }
-    /* inside an unclosed bracket the parser must meet T_EOF, so that it
-     * reports the bracket where it was opened */
-    if (L.n > 0 && L.toks[L.n - 1].kind != T_NEWLINE && L.depth == 0)
-        push(&L, (Token){.kind = T_NEWLINE, .loc = loc_at(&L, L.pos), .len = 0});
-    push(&L, (Token){.kind = T_EOF, .loc = loc_at(&L, L.pos)});
-    *ntok = L.n;
-    return L.toks;
+    return L->tok;
+}
+
+/* The whole token array at once (tests, tools); ends with T_EOF. */
+Token *lex(const SrcFile *f, Diag *d, Arena *a, int *ntok)
+{
+    Lexer L;
+    lexer_init(&L, f, d, a);
+    Token *toks = NULL;
+    int n = 0, cap = 0;
+    for (;;) {
+        Token t = lexer_next(&L);
+        ARENA_PUSH(a, toks, n, cap, t);
+        if (t.kind == T_EOF)
+            break;
+    }
+    *ntok = n;
+    return toks;
 }
 
 const char *tok_kind_name(TokKind k)

@@ -26,8 +26,10 @@ typedef struct Parser {
     const SrcFile *f;
     Diag *d;
     Arena *a;
-    Token *t;                  /* current token */
-    Token *end;                /* the T_EOF token */
+    Lexer lex;
+    Token tok[2];              /* the current token and the next */
+    Token *t;                  /* = tok: t[0] current, t[1] lookahead */
+    Token prev;                /* the token before the current one */
     int depth;                 /* expression nesting */
     bool fail;                 /* the current statement had an error */
 } Parser;
@@ -118,8 +120,11 @@ static bool at(Parser *P, TokKind k) { return P->t->kind == k; }
 
 static void advance(Parser *P)
 {
-    if (P->t < P->end)
-        P->t++;
+    if (P->tok[0].kind == T_EOF)
+        return;
+    P->prev = P->tok[0];
+    P->tok[0] = P->tok[1];
+    P->tok[1] = lexer_next(&P->lex);
 }
 
 static bool accept(Parser *P, TokKind k)
@@ -183,6 +188,7 @@ static Expr *new_expr(Parser *P, ExprKind k, Loc loc)
 }
 
 static Expr *expr(Parser *P);
+static bool set_depth(Parser *P, Expr *e, int child);
 
 /* Enter one level of nesting; false (with an error) past the limit. */
 static bool enter(Parser *P)
@@ -195,7 +201,7 @@ static bool enter(Parser *P)
 }
 
 /* The closing bracket of one opened at open; the error names the opener. */
-static bool close_bracket(Parser *P, TokKind k, Loc open)
+static bool close_bracket(Parser *P, TokKind k, Loc open, bool comma)
 {
     if (accept(P, k))
         return true;
@@ -204,8 +210,8 @@ static bool close_bracket(Parser *P, TokKind k, Loc open)
     if (at(P, T_EOF)) {
         error_at(P, open, "unclosed '%s' opened here", o);
     } else {
-        error_at(P, P->t->loc, "expected %s or ',', found %s", c,
-                 describe(P, P->t));
+        error_at(P, P->t->loc, "expected %s%s, found %s", c,
+                 comma ? " or ','" : "", describe(P, P->t));
         if (P->fail)
             diag_note(P->d, open, "to match this '%s'", o);
     }
@@ -234,9 +240,16 @@ static Expr *seq(Parser *P, Expr *e, TokKind close, bool call)
                      "positional argument after a keyword argument");
             return NULL;
         }
+        if (e->nargs == KG_MAX_LIST) {
+            error_at(P, P->t->loc, "more than %d elements in one %s",
+                     KG_MAX_LIST, call ? "call" : "list");
+            return NULL;
+        }
         Expr *arg = expr(P);
         if (!arg)
             return NULL;
+        if (arg->depth >= e->depth)
+            e->depth = arg->depth;
         int n = e->nargs;
         if (call) {
             ARENA_PUSH(P->a, e->kw, n, kwcap, kw);
@@ -247,16 +260,17 @@ static Expr *seq(Parser *P, Expr *e, TokKind close, bool call)
         if (!accept(P, T_COMMA))
             break;
     }
-    if (!close_bracket(P, close, open))
+    if (!close_bracket(P, close, open, true))
         return NULL;
-    return e;
+    return set_depth(P, e, e->depth) ? e : NULL;
 }
 
 /* primary = NUMBER | STRING | NAME | NAME "(" args ")" | "(" expr ")"
  *         | list */
 static Expr *primary(Parser *P)
 {
-    Token *t = P->t;
+    Token tk = *P->t;          /* advance() overwrites the current token */
+    Token *t = &tk;
     switch (t->kind) {
     case T_NUM: {
         if (t->overflow) {
@@ -298,7 +312,7 @@ static Expr *primary(Parser *P)
             return NULL;
         advance(P);
         Expr *e = expr(P);
-        if (e && !close_bracket(P, T_RPAREN, open))
+        if (e && !close_bracket(P, T_RPAREN, open, false))
             e = NULL;
         P->depth--;
         return e;
@@ -337,7 +351,20 @@ static Expr *unary(Parser *P)
     }
     Expr *e = new_expr(P, E_NEG, loc);
     e->lhs = x;
-    return e;
+    return set_depth(P, e, x->depth) ? e : NULL;
+}
+
+/* The height of a new node over its children; an error past KG_MAX_NEST.
+ * Chains of operators count too (a + b + c + ... is a left-deep tree), so
+ * sema, the matcher and the interpreter never recurse deeper than this. */
+static bool set_depth(Parser *P, Expr *e, int child)
+{
+    e->depth = child + 1;
+    if (e->depth <= KG_MAX_NEST)
+        return true;
+    error_at(P, e->loc, "expression nests deeper than %d operations; split "
+             "it into several statements", KG_MAX_NEST);
+    return false;
 }
 
 static Expr *binop(Parser *P, char op, Loc loc, Expr *l, Expr *r)
@@ -346,7 +373,7 @@ static Expr *binop(Parser *P, char op, Loc loc, Expr *l, Expr *r)
     e->op = op;
     e->lhs = l;
     e->rhs = r;
-    return e;
+    return set_depth(P, e, l->depth > r->depth ? l->depth : r->depth) ? e : NULL;
 }
 
 /* term = unary { ( "*" | "/" ) unary } */
@@ -544,13 +571,20 @@ static Stmt *stmt(Parser *P)
     return s;
 }
 
+static uint32_t bom_len(const SrcFile *f)
+{
+    return f->len >= 3 && !memcmp(f->text, "\xEF\xBB\xBF", 3) ? 3 : 0;
+}
+
 Ast *parse(const SrcFile *f, Diag *d, Arena *a)
 {
     Ast *ast = arena_alloc(a, sizeof *ast);
     ast->file = f;
-    int ntok;
-    Token *toks = lex(f, d, a, &ntok);
-    Parser P = {.f = f, .d = d, .a = a, .t = toks, .end = toks + ntok - 1};
+    Parser P = {.f = f, .d = d, .a = a};
+    lexer_init(&P.lex, f, d, a);
+    P.t = P.tok;
+    P.tok[0] = lexer_next(&P.lex);
+    P.tok[1] = lexer_next(&P.lex);
     int cap = 0;
     while (!at(&P, T_EOF) && !d->stopped) {
         if (accept(&P, T_NEWLINE))
@@ -562,14 +596,14 @@ Ast *parse(const SrcFile *f, Diag *d, Arena *a)
             error_at(&P, P.t->loc, "expected end of line, found %s",
                      describe(&P, P.t));
         if (s && !P.fail) {
-            s->line_last = P.t[-1].loc.line;
+            s->line_last = P.prev.loc.line;
             ARENA_PUSH(a, ast->stmts, ast->nstmts, cap, s);
         }
         while (!at(&P, T_NEWLINE) && !at(&P, T_EOF))
             advance(&P);
     }
     if (ast->nstmts == 0 && d->nerrors == 0)
-        diag_error(d, (Loc){f, 1, 1, 0},
+        diag_error(d, (Loc){f, 1, 1, bom_len(f)},
                    "no model defined: the file has no statements");
     return ast;
 }

@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static const char *patterns_dir(const Options *o)
@@ -41,6 +42,9 @@ static SrcFile *load_source(const char *path, size_t max, Diag *d, Arena *a)
     size_t size = 0;
     errno = 0;
     char *text = read_file(path, max, &size);
+    struct stat st;
+    if (!text && errno == EFBIG && (stat(path, &st) != 0 || !S_ISREG(st.st_mode)))
+        errno = EFBIG + 1000;  /* a stream: what was read is not its size */
     if (!text) {
         if (errno == EFBIG && max >= (1u << 20))
             diag_file_error(d, path, "file is %zu MiB, limit %zu MiB "
@@ -49,6 +53,10 @@ static SrcFile *load_source(const char *path, size_t max, Diag *d, Arena *a)
         else if (errno == EFBIG)
             diag_file_error(d, path, "file is %zu bytes, limit %zu bytes "
                             "(--max-input)", size, max);
+        else if (errno == EFBIG + 1000)
+            diag_file_error(d, path, "input is over the limit %zu %s "
+                            "(--max-input)", max >= (1u << 20) ? max >> 20 : max,
+                            max >= (1u << 20) ? "MiB" : "bytes");
         else
             diag_file_error(d, path, "cannot read: %s", strerror(errno));
         return NULL;

@@ -49,6 +49,8 @@ typedef struct Sema {
     /* name -> location of its first assignment, for "used before" */
     Sym *later;
     int latercap;
+    Loc *output_locs;          /* where each output was named */
+    int cap_output_locs;
 } Sema;
 
 /* ---- symbol table ---------------------------------------------------- */
@@ -339,7 +341,9 @@ static bool check_size(Sema *S, const Value *v, Loc loc)
     }
     if (__builtin_mul_overflow(n, (int64_t)dtype_size(v->dt), &bytes) ||
         (uint64_t)bytes > KG_MAX_BYTES) {
-        double lg = log2((double)n * dtype_size(v->dt));
+        double lg = log2((double)dtype_size(v->dt));   /* no saturation */
+        for (int i = 0; i < v->rank; i++)
+            lg += log2((double)v->shape[i]);
         diag_error(S->d, loc, "tensor '%s' %s needs 2^%.0f bytes (limit 2^40)",
                    value_label(S->a, v), shape_str(S->a, v), lg);
         return false;
@@ -531,7 +535,8 @@ static bool rule_elementwise(Sema *S, Call *c)
             Attr *ap = attr_of(c, "approximate");
             if (ap->hole < 0 && strcmp(ap->s, "none") && strcmp(ap->s, "tanh"))
                 return fail(S, ap->loc, "gelu: approximate must be \"none\" or "
-                            "\"tanh\", not \"%s\"", ap->s);
+                            "\"tanh\", not \"%s\"",
+                            diag_escape(S->a, ap->s, strlen(ap->s), 40));
         }
         if (c->op == OP_DROPOUT) {
             Attr *p = attr_of(c, "p");
@@ -898,6 +903,18 @@ static bool rule_layout(Sema *S, Call *c)
                 shape[ax->i] = total == UNK ? UNK : total / n;
                 result(S, c, x->dt, x->rank, shape)->dtvar = x->dtvar;
             }
+            if (total != UNK && pa->hole < 0) {
+                /* canonical form: parts=2 of 2C is sizes [C, C], so one
+                 * pattern written with sizes matches both spellings */
+                sz->kind = A_INTS;
+                sz->n = (int)n;
+                sz->ints = arena_alloc(S->a, (size_t)n * sizeof *sz->ints);
+                for (int i = 0; i < n; i++)
+                    sz->ints[i] = total / n;
+                sz->loc = pa->loc;
+                sz->hole = -1;
+                *pa = (Attr){.kind = A_NONE, .hole = -1};
+            }
             return true;
         }
         if (sz->n < 1 || sz->n > 64)
@@ -939,7 +956,9 @@ static bool rule_layout(Sema *S, Call *c)
             if (!same_dtype(S, c, x, y))
                 return false;
             for (int j = 0; j < x->rank; j++)
-                if (j != ax->i && !dim_match(S, c, "axis", x, j, y, j))
+                if (j != ax->i &&
+                    !dim_match(S, c, arena_printf(S->a, "size of axis %d", j),
+                               x, j, y, j))
                     return false;
             if (total != UNK)
                 total = y->shape[ax->i] == UNK ? UNK : total + y->shape[ax->i];
@@ -1031,6 +1050,12 @@ static bool to_attr(Sema *S, int op, const Param *p, const Expr *e, Attr *at)
         return true;
     }
     const char *opn = op_info(op)->name;
+    if ((p->kind == P_INT || p->kind == P_AXIS) &&
+        (e->kind == E_STR || e->kind == E_LIST || e->kind == E_CALL ||
+         (e->kind == E_NUM && !e->is_int)))
+        return fail(S, e->loc, "%s: %s must be an integer%s%s", opn, p->name,
+                    e->kind == E_NUM ? arena_printf(S->a, ", not %g", e->num) : "",
+                    p->kind == P_INT ? " (dims and + - * / allowed)" : "");
     switch (p->kind) {
     case P_INT: {
         bool unknown = false;
@@ -1296,9 +1321,10 @@ static Value *eval(Sema *S, const Expr *e)
             return new_const(S, x, false, e->loc);
         Sym *s = lookup(S, e->name);
         if (!s) {
+            /* every assignment of a name that is not bound yet comes later
+             * (or is this very statement, as in a = x + a) */
             Sym *l = lookup_in(S->later, S->latercap, e->name);
-            if (l && (l->loc.line > e->loc.line ||
-                      (l->loc.line == e->loc.line && l->loc.col >= e->loc.col))) {
+            if (l) {
                 fail(S, e->loc, "'%s' is used before its definition", e->name);
                 diag_note(S->d, l->loc, "'%s' is defined here", e->name);
             } else {
@@ -1663,10 +1689,12 @@ static void stmt_output(Sema *S, Stmt *st)
         Value *v = s->v;
         if (v->is_output) {
             fail(S, st->name_locs[i], "'%s' is output twice", st->names[i]);
-            diag_note(S->d, g->outputs[v->output_index]->loc,
-                      "'%s' is defined here", st->names[i]);
+            diag_note(S->d, S->output_locs[v->output_index],
+                      "'%s' is first output here", st->names[i]);
             continue;
         }
+        int k = g->noutputs;
+        ARENA_PUSH(S->a, S->output_locs, k, S->cap_output_locs, st->name_locs[i]);
         v->is_output = true;
         v->output_index = g->noutputs;
         ARENA_PUSH(S->a, g->outputs, g->noutputs, g->cap_outputs, v);

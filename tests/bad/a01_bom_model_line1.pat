@@ -1,0 +1,2 @@
+﻿model m extra
+input x : f32[4]

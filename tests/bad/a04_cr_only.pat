@@ -1,0 +1,1 @@
+# A4: old Mac line ends (CR only) count as line ends too.# expect: 7:14: error: undefined name 'q'model minput x : f32[4]# notey = exp(x) + qoutput y
