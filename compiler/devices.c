@@ -46,44 +46,29 @@ static void probe(BackendRow *r, kgrt_backend b, Arena *a)
     }
 }
 
-static void json_str(FILE *fp, const char *s)
-{
-    fputc('"', fp);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(fp, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(fp, "\\u%04x", c);
-        else
-            fputc(c, fp);
-    }
-    fputc('"', fp);
-}
-
 static void print_json(FILE *fp, const BackendRow *rows, int nrows)
 {
     fputs("{\"backends\": [", fp);
     for (int i = 0; i < nrows; i++) {
         const BackendRow *r = &rows[i];
         fprintf(fp, "%s\n  {\"backend\": ", i ? "," : "");
-        json_str(fp, kgrt_backend_name(r->b));
+        json_write_str(fp, kgrt_backend_name(r->b));
         fprintf(fp, ", \"compile\": %s, \"usable\": %s, \"error\": ",
                 r->compile ? "true" : "false", r->ndev > 0 ? "true" : "false");
         if (r->ndev > 0 && r->ndev == r->n)
             fputs("null", fp);
         else
-            json_str(fp, r->why);
+            json_write_str(fp, r->why);
         fputs(", \"devices\": [", fp);
         for (int j = 0; j < r->ndev; j++) {
             const kgrt_device_info *d = &r->dev[j];
             fprintf(fp, "%s\n    {\"index\": %d, \"name\": ", j ? "," : "",
                     d->index);
-            json_str(fp, d->name);
+            json_write_str(fp, d->name);
             fputs(", \"arch\": ", fp);
-            json_str(fp, d->arch);
+            json_write_str(fp, d->arch);
             fprintf(fp, ", \"mem_bytes\": %llu, \"driver\": ", d->mem_bytes);
-            json_str(fp, d->driver);
+            json_write_str(fp, d->driver);
             fputc('}', fp);
         }
         fputs(r->ndev ? "\n  ]}" : "]}", fp);

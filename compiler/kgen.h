@@ -64,6 +64,7 @@ _Noreturn void die_at(const char *file, int line, const char *fmt, ...)
  * (errno = EFBIG, *size set to the real size). */
 char *read_file(const char *path, size_t max, size_t *size);
 uint64_t hash64(const void *p, size_t n, uint64_t seed); /* FNV-1a, 64 bit */
+void json_write_str(FILE *fp, const char *s);  /* a quoted JSON string */
 
 /* ======================================================================
  * diag.c -- user-facing diagnostics: file:line:col, the line, a caret

@@ -659,25 +659,10 @@ void plan_print(FILE *fp, const Plan *p, Arena *a)
     fprintf(fp, "left to the host runtime: none\n");
 }
 
-static void json_str(FILE *fp, const char *s)
-{
-    fputc('"', fp);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(fp, "\\%c", c);
-        else if (c < 0x20 || c >= 0x7f)
-            fprintf(fp, "\\u%04x", c);
-        else
-            fputc(c, fp);
-    }
-    fputc('"', fp);
-}
-
 static void json_tensor(FILE *fp, Arena *a, const Plan *p, const Value *v)
 {
     fprintf(fp, "{\"name\": ");
-    json_str(fp, value_label(a, v));
+    json_write_str(fp, value_label(a, v));
     fprintf(fp, ", \"dtype\": \"%s\", \"shape\": [", dtype_name(v->dt));
     for (int i = 0; i < v->rank; i++)
         fprintf(fp, "%s%lld", i ? ", " : "", (long long)v->shape[i]);
@@ -687,7 +672,7 @@ static void json_tensor(FILE *fp, Arena *a, const Plan *p, const Value *v)
     fprintf(fp, "]");
     if (p->base[v->id]) {
         fprintf(fp, ", \"view_of\": ");
-        json_str(fp, value_label(a, p->base[v->id]));
+        json_write_str(fp, value_label(a, p->base[v->id]));
         fprintf(fp, ", \"offset\": %lld", (long long)p->offset[v->id]);
     }
     fprintf(fp, "}");
@@ -705,55 +690,55 @@ void plan_json(FILE *fp, const Plan *p, Arena *a)
 {
     const Graph *g = p->g;
     fprintf(fp, "{\n  \"model\": ");
-    json_str(fp, g->name);
+    json_write_str(fp, g->name);
     fprintf(fp, ",\n  \"file\": ");
-    json_str(fp, g->file->path);
+    json_write_str(fp, g->file->path);
     fprintf(fp, ",\n  \"ops\": %d,\n  \"kernels\": [", g->nnodes);
     for (int i = 0; i < p->nk; i++) {
         const Kernel *k = p->k[i];
         fprintf(fp, "%s\n    {\"index\": %d, \"name\": ", i ? "," : "", k->id);
-        json_str(fp, k->name);
+        json_write_str(fp, k->name);
         fprintf(fp, ", \"kind\": \"%s\", \"op\": ", kernel_kind_name(k->kind));
-        json_str(fp, k->op);
+        json_write_str(fp, k->op);
         fprintf(fp, ", \"template\": ");
-        json_str(fp, k->template_name);
+        json_write_str(fp, k->template_name);
         if (k->kind == K_FUSED) {
             const Match *m = k->match;
             fprintf(fp, ", \"pattern\": ");
-            json_str(fp, m->pat->g->name);
+            json_write_str(fp, m->pat->g->name);
             fprintf(fp, ", \"pattern_file\": ");
-            json_str(fp, m->pat->path);
+            json_write_str(fp, m->pat->path);
             fprintf(fp, ", \"bindings\": {");
             const Graph *pg = m->pat->g;
             int nb = 0;
             for (int j = 0; j < pg->ndims; j++) {
                 fprintf(fp, "%s", nb++ ? ", " : "");
-                json_str(fp, pg->dims[j].name);
+                json_write_str(fp, pg->dims[j].name);
                 fprintf(fp, ": %lld", (long long)m->dim[j]);
             }
             for (int j = 0; j < pg->nparams; j++) {
                 fprintf(fp, "%s", nb++ ? ", " : "");
-                json_str(fp, pg->params[j]);
+                json_write_str(fp, pg->params[j]);
                 fprintf(fp, ": ");
                 if (m->param_attr[j].kind == A_STR)
-                    json_str(fp, m->param_attr[j].s);
+                    json_write_str(fp, m->param_attr[j].s);
                 else if (!isfinite(m->param[j]))   /* JSON has no inf */
-                    json_str(fp, isnan(m->param[j]) ? "nan"
+                    json_write_str(fp, isnan(m->param[j]) ? "nan"
                                  : m->param[j] > 0 ? "inf" : "-inf");
                 else
                     fprintf(fp, "%.17g", m->param[j]);
             }
             for (int j = 0; j < pg->nopvars; j++) {
                 fprintf(fp, "%s", nb++ ? ", " : "");
-                json_str(fp, pg->opvars[j].name);
+                json_write_str(fp, pg->opvars[j].name);
                 fprintf(fp, ": ");
-                json_str(fp, op_info(m->opvar[j])->name);
+                json_write_str(fp, op_info(m->opvar[j])->name);
             }
             for (int j = 0; j < pg->ninputs; j++) {
                 fprintf(fp, "%s", nb++ ? ", " : "");
-                json_str(fp, pg->inputs[j]->name);
+                json_write_str(fp, pg->inputs[j]->name);
                 fprintf(fp, ": ");
-                json_str(fp, value_label(a, m->val[pg->inputs[j]->id]));
+                json_write_str(fp, value_label(a, m->val[pg->inputs[j]->id]));
             }
             fprintf(fp, "}");
         }

@@ -230,3 +230,38 @@ uint64_t hash64(const void *p, size_t n, uint64_t seed)
     }
     return h;
 }
+
+/* A JSON string: quotes, backslashes and control bytes escaped; valid UTF-8
+ * passes through; a byte that is not valid UTF-8 becomes U+FFFD, so the
+ * output is valid JSON whatever the input (paths, driver strings). */
+void json_write_str(FILE *fp, const char *s)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    fputc('"', fp);
+    while (*p) {
+        unsigned c = *p;
+        if (c == '"' || c == '\\') {
+            fprintf(fp, "\\%c", c);
+            p++;
+        } else if (c < 0x20 || c == 0x7f) {
+            fprintf(fp, "\\u%04x", c);
+            p++;
+        } else if (c < 0x80) {
+            fputc((int)c, fp);
+            p++;
+        } else {
+            int n = c >= 0xF0 && c <= 0xF4 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 && c <= 0xDF ? 2 : 0;
+            int k = 1;
+            while (n && k < n && (p[k] & 0xC0) == 0x80)
+                k++;
+            if (n && k == n) {
+                fwrite(p, 1, (size_t)n, fp);
+                p += n;
+            } else {
+                fputs("\\ufffd", fp);
+                p++;
+            }
+        }
+    }
+    fputc('"', fp);
+}

@@ -7,17 +7,6 @@
  * several seeds, and require a relative L2 error under 1e-12. */
 #include "testutil.h"
 
-static char *slurp(const char *rel)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", getenv("KGEN_SOURCE_DIR"), rel);
-    size_t n;
-    char *s = read_file(path, 1 << 24, &n);
-    if (!s)
-        fail_msg("cannot read %s", path);
-    return s;
-}
-
 /* Evaluate text both ways and compare; returns the number of fused
  * kernels so callers can check the pattern really fired. */
 static int agree(const char *text, Override *ov, int nov, const char *what)

@@ -4,17 +4,6 @@
 
 #include <time.h>
 
-static char *slurp(const char *rel)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", getenv("KGEN_SOURCE_DIR"), rel);
-    size_t n;
-    char *s = read_file(path, 1 << 24, &n);
-    if (!s)
-        fail_msg("cannot read %s", path);
-    return s;
-}
-
 /* Every node is in exactly one kernel, and every kernel input is produced
  * by an earlier kernel (or is a model input, weight or view of one). */
 static void check_plan(const Plan *p)

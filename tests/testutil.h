@@ -63,6 +63,18 @@ static inline Plan *plan_of(TestCtx *c, const char *text)
     return plan_build(g, ps, c->a);
 }
 
+/* A file of the source tree, read whole (caller frees). */
+static inline char *slurp(const char *rel)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", getenv("KGEN_SOURCE_DIR"), rel);
+    size_t n;
+    char *s = read_file(path, 1 << 24, &n);
+    if (!s)
+        fail_msg("cannot read %s", path);
+    return s;
+}
+
 /* The message buffer must contain s. */
 #define assert_diag(c, s)                                                     \
     do {                                                                      \
