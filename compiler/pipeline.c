@@ -14,7 +14,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdarg.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char *patterns_dir(const Options *o)
@@ -69,6 +71,30 @@ static SrcFile *load_source(const char *path, size_t max, Diag *d, Arena *a)
     return f;
 }
 
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* -v: one line per stage on stderr, with the time it took. */
+static void step(const Options *o, double *t, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void step(const Options *o, double *t, const char *fmt, ...)
+{
+    double t1 = now();
+    if (o->verbose > 0 && !o->quiet) {
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(stderr, "kgen: ");
+        vfprintf(stderr, fmt, ap);
+        fprintf(stderr, " (%.2f ms)\n", 1e3 * (t1 - *t));
+        va_end(ap);
+    }
+    *t = t1;
+}
+
 static bool want_dump(const Options *o, const char *stage)
 {
     return o->dump && (!strcmp(o->dump, stage) || !strcmp(o->dump, "all"));
@@ -76,15 +102,20 @@ static bool want_dump(const Options *o, const char *stage)
 
 Graph *pipeline_graph(const Options *o, Diag *d, Arena *a)
 {
+    double t = now();
     SrcFile *f = load_source(o->path, o->max_input, d, a);
     if (!f)
         return NULL;
+    step(o, &t, "read %s: %zu bytes", f->path, f->len);
     Ast *ast = parse(f, d, a);
     if (d->nerrors)
         return NULL;
+    step(o, &t, "parsed %d statements", ast->nstmts);
     Graph *g = sema(ast, o->ov, o->nov, d, a);
     if (!g)
         return NULL;
+    step(o, &t, "checked model %s: %d ops, %d values, %d inputs and weights, "
+         "%d outputs", g->name, g->nnodes, g->nvalues, g->ninputs, g->noutputs);
     if (g->is_pattern) {
         diag_error(d, g->name_loc, "this is a pattern file; kgen %s takes a "
                    "model", o->cmd);
@@ -102,10 +133,14 @@ Plan *pipeline_plan(const Options *o, Diag *d, Arena *a)
     Graph *g = pipeline_graph(o, d, a);
     if (!g)
         return NULL;
+    double t = now();
     PatternSet *ps = patterns_load(patterns_dir(o), d, a);
     if (!ps)
         return NULL;
+    step(o, &t, "loaded %d patterns from %s", ps->n, patterns_dir(o));
     Plan *p = plan_build(g, ps, a);
+    step(o, &t, "matched %d pattern instance%s and planned %d kernels",
+         p->nmatches, p->nmatches == 1 ? "" : "s", p->nk);
     if (want_dump(o, "match")) {
         fprintf(stdout, "# after match: %d match%s\n", p->nmatches,
                 p->nmatches == 1 ? "" : "es");
