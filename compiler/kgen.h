@@ -501,6 +501,50 @@ void plan_json(FILE *fp, const Plan *p, Arena *a);
 void plan_dump(FILE *fp, const Plan *p);              /* -d plan */
 
 /* ======================================================================
+ * expand.c -- Lua templates to source (the only file that includes lua.h)
+ *
+ * A template (templates/NAME.lua, with templates/lib.lua as the global kg)
+ * returns { name, backends, design, tuning, constraints, launch, emit
+ * [, supports] }; see docs/templates.md.  kgen enumerates the knobs; a
+ * config is one value index per knob, design knobs first.
+ * ====================================================================== */
+
+typedef struct Knob {
+    const char *name;
+    bool design;               /* a strategy choice (else a tuning knob) */
+    int n;
+    double *num;               /* numeric values (NaN for strings) */
+    const char **str;          /* every value as text */
+} Knob;
+
+typedef struct Launch {
+    unsigned grid[3];          /* blocks / work-groups per axis */
+    unsigned block[3];         /* threads / work-items per block */
+    size_t smem;               /* dynamic shared memory, bytes */
+} Launch;
+
+typedef struct Template Template;
+
+/* Load templates/NAME.lua from dir; NULL with the message in err. */
+Template *template_load(const char *dir, const char *name, Str *err, Arena *a);
+void template_free(Template *t);           /* accepts NULL; closes Lua */
+int template_nknobs(const Template *t);
+int template_ndesign(const Template *t);
+const Knob *template_knob(const Template *t, int i);
+uint64_t template_hash(const Template *t); /* template + lib source */
+const char *template_name(const Template *t);
+bool template_has_backend(const Template *t, const char *backend);
+/* Describe kernel k to the template for arch ("sm_90", "opencl").
+ * 0 bound; 1 the template's supports() declines (reason in err); -1 error. */
+int template_bind(Template *t, const Plan *p, const Kernel *k,
+                  const char *arch, Str *err);
+int template_check(Template *t, const int *cfg, bool *ok, Str *reason);
+int template_launch(Template *t, const int *cfg, Launch *out, Str *err);
+int template_emit(Template *t, const int *cfg, Str *src, Str *err);
+void template_cfg_str(const Template *t, const int *cfg, Str *out);
+int template_eval(Template *t, const char *code, Str *out, Str *err);
+
+/* ======================================================================
  * interp.c -- double-precision reference interpreter
  * ====================================================================== */
 
@@ -539,6 +583,12 @@ typedef struct Options {
     bool fused;                /* run --plan: evaluate the fused plan too */
     uint64_t seed;
     const char *dump;          /* -d: "parse", "match", "plan", "all" */
+    const char *templates_dir; /* --templates, $KGEN_TEMPLATES, built-in */
+    const char *arch;          /* --arch sm_90 | opencl */
+    const char *backend;       /* --backend cuda | opencl */
+    const char *out_dir;       /* -o */
+    const char *template_arg;  /* space TEMPLATE */
+    const char *kernel;        /* --kernel NAME */
     int verbose;               /* -v */
     bool quiet;                /* -q */
 } Options;
@@ -548,5 +598,14 @@ Graph *pipeline_graph(const Options *o, Diag *d, Arena *a); /* to sema */
 Plan *pipeline_plan(const Options *o, Diag *d, Arena *a);
 int kgen_main(int argc, char **argv);      /* the CLI; returns exit code */
 int cmd_devices(bool json);                /* devices.c: kgen devices */
+
+/* gen.c -- kgen gen, kgen space */
+typedef struct TemplateCache TemplateCache;
+const char *templates_dir(const Options *o);
+bool cfg_next(const Template *t, int *cfg, int lo, int hi);
+Template *template_get(TemplateCache *c, const char *dir, const char *name,
+                       Str *err, Arena *a);
+int cmd_gen(const Options *o);
+int cmd_space(const Options *o);
 
 #endif

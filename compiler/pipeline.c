@@ -272,13 +272,20 @@ static void usage(FILE *fp)
         "  run   MODEL.pat --ref [--plan] [--seed N] [--dim N=V]... [--dtype N=T]...\n"
         "                     evaluate in double precision on the CPU; --plan also\n"
         "                     evaluates the fused plan and compares\n"
+        "  gen   MODEL.pat --backend cuda|opencl [--arch sm_90] -o DIR\n"
+        "                     write the expanded kernel sources, for reading\n"
+        "  space TEMPLATE [MODEL.pat [--kernel NAME]] [--arch A]\n"
+        "                     a template's design and tuning space, and how\n"
+        "                     many configs pass a kernel's constraints\n"
         "  devices [--json]   usable backends and devices\n"
-        "  tune, build, gen, cache, space: not implemented yet\n"
+        "  tune, build, cache: not implemented yet\n"
         "\n"
         "options:\n"
         "  --patterns DIR     pattern files (default: $KGEN_PATTERNS, else the\n"
         "                     source tree's patterns/, else the installed ones)\n"
         "  --max-input BYTES  largest model file accepted (default 16 MiB)\n"
+        "  --templates DIR    templates (default: $KGEN_TEMPLATES, else the\n"
+        "                     source tree's templates/, else the installed ones)\n"
         "  -d parse|match|plan|all   dump the graph after that stage\n"
         "  -v, -q             more / less progress output\n"
         "  --version, --help\n");
@@ -329,7 +336,8 @@ int kgen_main(int argc, char **argv)
         const char *val = NULL;
         /* options with a value: --opt V or --opt=V */
         static const char *with_value[] = {"--dim", "--dtype", "--seed",
-            "--patterns", "--max-input", "-d"};
+            "--patterns", "--max-input", "-d", "--templates", "--arch",
+            "--backend", "-o", "--kernel"};
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++) {
             size_t n = strlen(with_value[k]);
             if (!strncmp(s, with_value[k], n) && (s[n] == 0 || s[n] == '=')) {
@@ -373,6 +381,21 @@ int kgen_main(int argc, char **argv)
                 goto out;
             }
             o.dump = val;
+        } else if (!strcmp(s, "--templates")) {
+            o.templates_dir = val;
+        } else if (!strcmp(s, "--arch")) {
+            o.arch = val;
+        } else if (!strcmp(s, "--backend")) {
+            if (strcmp(val, "cuda") && strcmp(val, "opencl")) {
+                fprintf(stderr, "kgen: error: --backend %s: expected cuda or "
+                        "opencl\n", val);
+                goto out;
+            }
+            o.backend = val;
+        } else if (!strcmp(s, "-o")) {
+            o.out_dir = val;
+        } else if (!strcmp(s, "--kernel")) {
+            o.kernel = val;
         } else if (!strcmp(s, "--json")) {
             o.json = true;
         } else if (!strcmp(s, "--ref")) {
@@ -386,6 +409,8 @@ int kgen_main(int argc, char **argv)
         } else if (s[0] == '-' && s[1]) {
             fprintf(stderr, "kgen: error: unknown option '%s'\n", s);
             goto out;
+        } else if (!strcmp(o.cmd, "space") && !o.template_arg) {
+            o.template_arg = s;
         } else if (!o.path) {
             o.path = s;
         } else {
@@ -397,14 +422,22 @@ int kgen_main(int argc, char **argv)
         rc = cmd_devices(o.json);
         goto out;
     }
-    static const char *later[] = {"tune", "build", "gen", "cache", "space"};
+    if (!strcmp(o.cmd, "space")) {
+        rc = cmd_space(&o);
+        goto out;
+    }
+    if (!strcmp(o.cmd, "gen") && o.path) {
+        rc = cmd_gen(&o);
+        goto out;
+    }
+    static const char *later[] = {"tune", "build", "cache"};
     for (size_t k = 0; k < sizeof later / sizeof *later; k++)
         if (!strcmp(o.cmd, later[k])) {
             fprintf(stderr, "kgen: error: 'kgen %s' is not implemented yet\n",
                     o.cmd);
             goto out;
         }
-    if (strcmp(o.cmd, "plan") && strcmp(o.cmd, "run")) {
+    if (strcmp(o.cmd, "plan") && strcmp(o.cmd, "run") && strcmp(o.cmd, "gen")) {
         fprintf(stderr, "kgen: error: unknown command '%s'\n", o.cmd);
         usage(stderr);
         goto out;

@@ -1,0 +1,260 @@
+-- templates/elementwise.lua -- a fused chain (a DAG) of elementwise ops.
+--
+-- One work-item computes ITEMS elements of each output, BLOCK work-items
+-- per block, consecutive items a block apart so loads and stores coalesce.
+-- For each output element the generator walks the DAG backwards from the
+-- output, mapping the element's index through every op: broadcasting
+-- (size-1 axes read index 0), transpose (permute), unsqueeze (drop the
+-- axis), reshape (linearise, then split into the source shape), split
+-- (shift along the axis) and concat (pick the source by range) -- until it
+-- reaches a kernel argument (read through its strides and offset, so views
+-- cost nothing) or a constant.  Every intermediate is a named float
+-- temporary, so shared subexpressions are computed once per element.
+--
+-- Arithmetic is f32 whatever the storage dtype; stores round to nearest
+-- even.  Outputs of different shapes are each covered by the same launch
+-- (the grid covers the largest), each with its own bounds check.
+
+local T = {
+  name = "elementwise",
+  backends = { "cuda", "opencl" },
+  design = {},
+  tuning = {
+    BLOCK = { 64, 128, 256, 512 },
+    ITEMS = { 1, 2, 4 },
+  },
+}
+
+local function largest(spec)
+  local n = 0
+  for _, o in ipairs(spec.outputs) do
+    if o.numel > n then n = o.numel end
+  end
+  return n
+end
+
+function T.supports(spec)
+  local ok = { neg = 1, exp = 1, log = 1, sqrt = 1, rsqrt = 1, abs = 1, tanh = 1,
+    sigmoid = 1, relu = 1, silu = 1, gelu = 1, atan = 1, softsign = 1,
+    leaky_relu = 1, erf = 1, cast = 1, dropout = 1, add = 1, sub = 1, mul = 1,
+    div = 1, maximum = 1, minimum = 1, pow = 1, prelu = 1, masked_fill = 1,
+    transpose = 1, unsqueeze = 1, reshape = 1, split = 1, concat = 1 }
+  for _, n in ipairs(spec.nodes) do
+    if not ok[n.op] then return false, "op " .. n.op .. " is not elementwise" end
+  end
+  return true
+end
+
+function T.constraints(spec, cfg)
+  if cfg.BLOCK > spec.limits.threads then
+    return false, "BLOCK over the device's threads per block"
+  end
+  -- more items per thread than elements only wastes threads
+  if cfg.ITEMS > 1 and largest(spec) < cfg.BLOCK * cfg.ITEMS then
+    return false, "fewer elements than one block covers"
+  end
+  return true
+end
+
+function T.launch(spec, cfg)
+  local n = largest(spec)
+  return { grid = { math.max(1, kg.cdiv(n, cfg.BLOCK * cfg.ITEMS)), 1, 1 },
+           block = { cfg.BLOCK, 1, 1 }, smem = 0 }
+end
+
+-- the generator -------------------------------------------------------------
+
+local function producers(spec)
+  local by = {}
+  for ni, n in ipairs(spec.nodes) do
+    for r, v in ipairs(n.results) do by[v] = { node = n, result = r, index = ni } end
+  end
+  return by
+end
+
+-- index list of operand `a` (values[a]) when its consumer `v` is at idx
+local function broadcast(spec, v, a, idx)
+  local va, vv = spec.values[a], spec.values[v]
+  local out = {}
+  for j = 1, va.rank do
+    local k = j + vv.rank - va.rank
+    out[j] = va.shape[j] == 1 and "0" or idx[k]
+  end
+  return out
+end
+
+local Gen = {}
+Gen.__index = Gen
+
+local function new_gen(spec)
+  return setmetatable({ spec = spec, prod = producers(spec), lines = {},
+                        memo = {}, ntemp = 0, indent = "      " }, Gen)
+end
+
+function Gen:emit(s) self.lines[#self.lines + 1] = self.indent .. s end
+
+function Gen:temp(prefix)
+  self.ntemp = self.ntemp + 1
+  return prefix .. self.ntemp
+end
+
+-- split a linear index expression into the axes of shape
+function Gen:delinearize(lin, shape)
+  local idx, rest = {}, lin
+  for j = #shape, 1, -1 do
+    if shape[j] == 1 then
+      idx[j] = "0"
+    elseif j == 1 then
+      idx[j] = rest
+    else
+      local t = self:temp("q")
+      self:emit(string.format("long %s = %s;", t, rest))
+      idx[j] = "(" .. t .. " % " .. shape[j] .. "L)"
+      rest = "(" .. t .. " / " .. shape[j] .. "L)"
+    end
+  end
+  return idx
+end
+
+function Gen:linearize(idx, shape)
+  local terms, s = {}, 1
+  for j = #shape, 1, -1 do
+    if shape[j] ~= 1 then
+      terms[#terms + 1] = s == 1 and idx[j] or ("(" .. idx[j] .. ") * " .. s .. "L")
+    end
+    s = s * shape[j]
+  end
+  if #terms == 0 then return "0L" end
+  return table.concat(terms, " + ")
+end
+
+-- C expression (float) of value v at index idx (a list of C expressions)
+function Gen:value(v, idx)
+  local spec = self.spec
+  local val = spec.values[v]
+  if val.const then return kg.float(val.const) end
+  local key = v .. "|" .. table.concat(idx, ",")
+  if self.memo[key] then return self.memo[key] end
+  local p = self.prod[v]
+  local e
+  if not p then
+    local a = spec.args[val.arg]
+    e = kg.load(spec, a.dtype, a.cname, kg.offset(a, idx))
+  else
+    e = self:node(p.node, p.result, v, idx)
+  end
+  local t = self:temp("t")
+  self:emit(string.format("float %s = %s;", t, e))
+  self.memo[key] = t
+  return t
+end
+
+function Gen:node(n, r, v, idx)
+  local spec, op, at = self.spec, n.op, n.attrs
+  local args = n.args
+  if op == "transpose" then
+    local i = {}
+    for j, x in ipairs(idx) do i[j] = x end
+    i[at.dim0 + 1], i[at.dim1 + 1] = idx[at.dim1 + 1], idx[at.dim0 + 1]
+    return self:value(args[1], i)
+  elseif op == "unsqueeze" then
+    local i = {}
+    for j, x in ipairs(idx) do if j ~= at.axis + 1 then i[#i + 1] = x end end
+    return self:value(args[1], i)
+  elseif op == "reshape" then
+    local src = spec.values[args[1]]
+    local lin = self:temp("l")
+    self:emit(string.format("long %s = %s;", lin, self:linearize(idx, spec.values[v].shape)))
+    return self:value(args[1], self:delinearize(lin, src.shape))
+  elseif op == "split" then
+    local off = 0
+    for k = 1, r - 1 do off = off + spec.values[n.results[k]].shape[at.axis + 1] end
+    local i = {}
+    for j, x in ipairs(idx) do i[j] = x end
+    if off ~= 0 then i[at.axis + 1] = "(" .. idx[at.axis + 1] .. " + " .. off .. "L)" end
+    return self:value(args[1], i)
+  elseif op == "concat" then
+    -- pick the source by range; each branch computes into one temporary
+    local ax = at.axis + 1
+    local t = self:temp("c")
+    self:emit(string.format("float %s;", t))
+    local lo = 0
+    local saved_memo, saved_indent = self.memo, self.indent
+    for k, a in ipairs(args) do
+      local size = spec.values[a].shape[ax]
+      local cond = k == #args and "" or
+        string.format("if (%s < %dL) ", idx[ax], lo + size)
+      self:emit((k == 1 and "" or "else ") .. cond .. "{")
+      self.indent = saved_indent .. "  "
+      self.memo = setmetatable({}, { __index = saved_memo })
+      local i = {}
+      for j, x in ipairs(idx) do i[j] = x end
+      if lo ~= 0 then i[ax] = "(" .. idx[ax] .. " - " .. lo .. "L)" end
+      self:emit(string.format("%s = %s;", t, self:value(a, i)))
+      self.indent = saved_indent
+      self.memo = saved_memo
+      self:emit("}")
+      lo = lo + size
+    end
+    return t
+  elseif op == "masked_fill" then
+    local x = self:value(args[1], broadcast(spec, v, args[1], idx))
+    local m = self:value(args[2], broadcast(spec, v, args[2], idx))
+    return string.format("((%s) != 0.0f ? %s : %s)", m, kg.float(at.value), x)
+  elseif op == "prelu" then
+    local x = self:value(args[1], broadcast(spec, v, args[1], idx))
+    local aval = spec.values[args[2]]
+    local ai = aval.shape[1] == 1 and "0" or idx[at.axis + 1]
+    local a = self:value(args[2], { ai })
+    return string.format("((%s) >= 0.0f ? (%s) : (%s) * (%s))", x, x, a, x)
+  elseif #args == 2 then
+    local a = self:value(args[1], broadcast(spec, v, args[1], idx))
+    local b = self:value(args[2], broadcast(spec, v, args[2], idx))
+    return kg.binary(spec, op, a, b)
+  else
+    local x = self:value(args[1], broadcast(spec, v, args[1], idx))
+    return kg.unary(spec, op, x, at)
+  end
+end
+
+-- the value id of each output argument
+local function output_values(spec)
+  local by = {}
+  for id, val in ipairs(spec.values) do
+    if val.arg and spec.args[val.arg].output then by[val.arg] = id end
+  end
+  return by
+end
+
+function T.emit(spec, design)
+  local out = { kg.prelude(spec), kg.minmax(spec) }
+  local g = new_gen(spec)
+  local ov = output_values(spec)
+  for _, o in ipairs(spec.outputs) do
+    local v = ov[o.index]
+    g:emit(string.format("if (i < %dL) { %s", o.numel, kg.comment(o.name)))
+    local saved = g.indent
+    g.indent = saved .. "  "
+    g.memo = {}
+    local idx = g:delinearize("i", o.shape)
+    local x = g:value(v, idx)
+    g:emit(kg.store(spec, o.dtype, o.cname, kg.offset(o, idx), x))
+    g.indent = saved
+    g:emit("}")
+  end
+  out[#out + 1] = kg.line()
+  out[#out + 1] = string.format([[
+KG_KERNEL void %s(
+    %s)
+{
+  long base = KG_BID(0) * KG_BDIM(0) * ITEMS + KG_TID(0);
+  for (int it = 0; it < ITEMS; it++) {
+    long i = base + (long)it * KG_BDIM(0);
+%s
+  }
+}
+]], spec.kernel, kg.params(spec), table.concat(g.lines, "\n"))
+  return table.concat(out, "\n")
+end
+
+return T

@@ -1,0 +1,244 @@
+-- templates/lib.lua -- the helper library every template sees as `kg`.
+--
+-- It hides the differences between CUDA and OpenCL C that every template
+-- meets: storage types and loads/stores per dtype (f16 through vload_half /
+-- vstore_half on OpenCL, so no cl_khr_fp16 is needed; bf16 as raw 16-bit
+-- words there), the kernel qualifiers and thread indices, and the float
+-- formulas of the elementwise ops.  All arithmetic is in f32; loads widen
+-- to float and stores round to nearest even.
+--
+-- kgen adds two C functions: kg.line() returns a #line directive for the
+-- calling template line, and kg.hex(x) the exact value of x as a C float
+-- literal.  Everything here is deterministic: no pairs over tables whose
+-- order matters, no randomness.
+
+local kg = {}
+
+local function fail(fmt, ...)
+  error(string.format(fmt, ...), 2)
+end
+kg.fail = fail
+
+-- storage type of a dtype in kernel arguments
+local ctypes = {
+  cuda   = { f16 = "__half", bf16 = "__nv_bfloat16", f32 = "float",
+             i32 = "int", bool = "unsigned char" },
+  opencl = { f16 = "half", bf16 = "ushort", f32 = "float",
+             i32 = "int", bool = "uchar" },
+}
+
+function kg.ctype(spec, dtype)
+  local t = ctypes[spec.backend][dtype]
+  if not t then fail("kg.ctype: no storage type for %s", tostring(dtype)) end
+  return t
+end
+
+-- float-valued C expression loading element `index` of pointer `ptr`
+function kg.load(spec, dtype, ptr, index)
+  local i = "(" .. index .. ")"
+  if spec.backend == "cuda" then
+    if dtype == "f16" then return "__half2float(" .. ptr .. "[" .. i .. "])" end
+    if dtype == "bf16" then return "__bfloat162float(" .. ptr .. "[" .. i .. "])" end
+  else
+    if dtype == "f16" then return "vload_half(" .. i .. ", " .. ptr .. ")" end
+    if dtype == "bf16" then return "kg_bf16_to_float(" .. ptr .. "[" .. i .. "])" end
+  end
+  if dtype == "f32" then return ptr .. "[" .. i .. "]" end
+  if dtype == "i32" or dtype == "bool" then
+    return "((float)" .. ptr .. "[" .. i .. "])"
+  end
+  fail("kg.load: dtype %s", tostring(dtype))
+end
+
+-- statement storing float expression `x` into element `index` of `ptr`
+function kg.store(spec, dtype, ptr, index, x)
+  local i = "(" .. index .. ")"
+  if dtype == "f16" then
+    if spec.backend == "cuda" then
+      return ptr .. "[" .. i .. "] = __float2half_rn(" .. x .. ");"
+    end
+    return "vstore_half_rte(" .. x .. ", " .. i .. ", " .. ptr .. ");"
+  elseif dtype == "bf16" then
+    if spec.backend == "cuda" then
+      return ptr .. "[" .. i .. "] = __float2bfloat16_rn(" .. x .. ");"
+    end
+    return ptr .. "[" .. i .. "] = kg_float_to_bf16(" .. x .. ");"
+  elseif dtype == "f32" then
+    return ptr .. "[" .. i .. "] = " .. x .. ";"
+  elseif dtype == "i32" then
+    return ptr .. "[" .. i .. "] = (int)(" .. x .. ");"
+  elseif dtype == "bool" then
+    return ptr .. "[" .. i .. "] = (" .. x .. ") != 0.0f;"
+  end
+  fail("kg.store: dtype %s", tostring(dtype))
+end
+
+-- Code every kernel source starts with: includes and the portable macros
+--   KG_KERNEL      the kernel qualifier (extern "C" __global__ / __kernel)
+--   KG_GLOBAL      the global address space qualifier
+--   KG_RESTRICT    restrict
+--   KG_SHARED      block-shared memory qualifier
+--   KG_BARRIER()   block barrier
+--   KG_TID(a) KG_BID(a) KG_BDIM(a) KG_GDIM(a)   thread/block indices
+-- and the bf16 and rounding helpers.
+function kg.prelude(spec)
+  if spec.backend == "cuda" then
+    return [[
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#define KG_KERNEL extern "C" __global__
+#define KG_GLOBAL
+#define KG_RESTRICT __restrict__
+#define KG_SHARED __shared__
+#define KG_BARRIER() __syncthreads()
+#define KG_TID(a) ((long)(a == 0 ? threadIdx.x : a == 1 ? threadIdx.y : threadIdx.z))
+#define KG_BID(a) ((long)(a == 0 ? blockIdx.x : a == 1 ? blockIdx.y : blockIdx.z))
+#define KG_BDIM(a) ((long)(a == 0 ? blockDim.x : a == 1 ? blockDim.y : blockDim.z))
+#define KG_GDIM(a) ((long)(a == 0 ? gridDim.x : a == 1 ? gridDim.y : gridDim.z))
+#define KG_INF __int_as_float(0x7f800000)
+#define KG_NAN __int_as_float(0x7fffffff)
+static __device__ __forceinline__ float kg_round_f16(float x) { return __half2float(__float2half_rn(x)); }
+static __device__ __forceinline__ float kg_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
+]]
+  end
+  return [[
+#define KG_KERNEL __kernel
+#define KG_GLOBAL __global
+#define KG_RESTRICT restrict
+#define KG_SHARED __local
+#define KG_BARRIER() barrier(CLK_LOCAL_MEM_FENCE)
+#define KG_TID(a) ((long)get_local_id(a))
+#define KG_BID(a) ((long)get_group_id(a))
+#define KG_BDIM(a) ((long)get_local_size(a))
+#define KG_GDIM(a) ((long)get_num_groups(a))
+#define KG_INF INFINITY
+#define KG_NAN NAN
+float kg_bf16_to_float(ushort h) { return as_float(((uint)h) << 16); }
+ushort kg_float_to_bf16(float x) {
+  uint u = as_uint(x);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (ushort)((u >> 16) | 0x40u);
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return (ushort)(u >> 16);
+}
+float kg_round_bf16(float x) { return kg_bf16_to_float(kg_float_to_bf16(x)); }
+float kg_round_f16(float x) { half h[1]; vstore_half_rte(x, 0, (__private half *)h); return vload_half(0, (__private const half *)h); }
+]]
+end
+
+-- "KG_GLOBAL const __half *KG_RESTRICT a0, ..." for spec.args
+function kg.params(spec)
+  local out = {}
+  for _, a in ipairs(spec.args) do
+    out[#out + 1] = string.format("KG_GLOBAL %s%s *KG_RESTRICT %s",
+      a.output and "" or "const ", kg.ctype(spec, a.dtype), a.cname)
+  end
+  return table.concat(out, ",\n    ")
+end
+
+-- a C comment holding text with anything that could end it removed
+function kg.comment(text)
+  return "/* " .. tostring(text):gsub("%*/", "* /"):gsub("[^%g ]", "?") .. " */"
+end
+
+-- a float literal for x (exact)
+function kg.float(x)
+  local h = kg.hex(x)
+  if h == "NAN" then return "KG_NAN" end
+  if h == "INFINITY" then return "KG_INF" end
+  if h == "(-INFINITY)" then return "(-KG_INF)" end
+  return "((float)" .. h .. ")"
+end
+
+function kg.cdiv(a, b) return (a + b - 1) // b end
+
+-- elementwise formulas, in float
+local unary = {
+  neg = "(-%s)", exp = "exp(%s)", log = "log(%s)", sqrt = "sqrt(%s)",
+  rsqrt = "rsqrt(%s)", abs = "fabs(%s)", tanh = "tanh(%s)",
+  sigmoid = "(1.0f / (1.0f + exp(-(%s))))", relu = "fmax(%s, 0.0f)",
+  silu = "((%s) / (1.0f + exp(-(%s))))", atan = "atan(%s)",
+  softsign = "((%s) / (1.0f + fabs(%s)))", erf = "erf(%s)",
+  dropout = "(%s)",
+}
+local cuda_fn = { exp = "expf", log = "logf", sqrt = "sqrtf", rsqrt = "rsqrtf",
+  fabs = "fabsf", tanh = "tanhf", fmax = "fmaxf", fmin = "fminf", atan = "atanf",
+  erf = "erff", pow = "powf" }
+
+-- C expression of unary op `op` on float expression x
+function kg.unary(spec, op, x, attrs)
+  local f
+  if op == "gelu" then
+    if (attrs.approximate or "none") == "tanh" then
+      f = "(0.5f * (%s) * (1.0f + tanh(0.7978845608028654f * ((%s) + 0.044715f * (%s) * (%s) * (%s)))))"
+    else
+      f = "(0.5f * (%s) * (1.0f + erf((%s) * 0.7071067811865476f)))"
+    end
+  elseif op == "leaky_relu" then
+    f = "((%s) >= 0.0f ? (%s) : " .. kg.float(attrs.negative_slope or 0.01) .. " * (%s))"
+  elseif op == "cast" then
+    local dt = attrs.dtype
+    if dt == "bool" then f = "((%s) != 0.0f ? 1.0f : 0.0f)"
+    elseif dt == "i32" then f = "trunc(%s)"
+    elseif dt == "f16" then f = "kg_round_f16(%s)"
+    elseif dt == "bf16" then f = "kg_round_bf16(%s)"
+    else f = "(%s)" end
+  else
+    f = unary[op]
+  end
+  if not f then fail("kg.unary: op %s", tostring(op)) end
+  local e = f:gsub("%%s", function() return x end)
+  if spec.backend == "cuda" then
+    e = e:gsub("(%a+)%(", function(name)
+      return (cuda_fn[name] or name) .. "("
+    end)
+  end
+  return e
+end
+
+local binary = {
+  add = "((%s) + (%s))", sub = "((%s) - (%s))", mul = "((%s) * (%s))",
+  div = "((%s) / (%s))", maximum = "kg_max(%s, %s)", minimum = "kg_min(%s, %s)",
+  pow = "pow(%s, %s)",
+}
+
+function kg.binary(spec, op, a, b)
+  local f = binary[op]
+  if not f then fail("kg.binary: op %s", tostring(op)) end
+  local args = { a, b }
+  local i = 0
+  local e = f:gsub("%%s", function() i = i + 1; return args[i] end)
+  if spec.backend == "cuda" then
+    e = e:gsub("(%a+)%(", function(name) return (cuda_fn[name] or name) .. "(" end)
+  end
+  return e
+end
+
+-- NaN-propagating max/min (torch.maximum/minimum), for kg.binary
+function kg.minmax(spec)
+  local q = spec.backend == "cuda" and "static __device__ __forceinline__ " or ""
+  return q .. "float kg_max(float a, float b) { return (a != a || b != b) ? a + b : (a > b ? a : b); }\n" ..
+         q .. "float kg_min(float a, float b) { return (a != a || b != b) ? a + b : (a < b ? a : b); }\n"
+end
+
+-- Σ idx[i] * strides[i] + offset, leaving out axes of size 1 (broadcast)
+function kg.offset(arg, idx)
+  local terms = {}
+  if arg.offset ~= 0 then terms[#terms + 1] = tostring(arg.offset) end
+  for i = 1, arg.rank do
+    if arg.shape[i] ~= 1 then
+      local s = arg.strides[i]
+      terms[#terms + 1] = s == 1 and idx[i] or ("(" .. idx[i] .. ") * " .. s .. "L")
+    end
+  end
+  if #terms == 0 then return "0" end
+  return table.concat(terms, " + ")
+end
+
+-- the number of elements of a shape
+function kg.numel(shape)
+  local n = 1
+  for _, d in ipairs(shape) do n = n * d end
+  return n
+end
+
+return kg
