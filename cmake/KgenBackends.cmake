@@ -34,6 +34,11 @@ if(KGEN_WITH_CUDA)
   add_library(kgen::nvrtc INTERFACE IMPORTED)
   target_link_libraries(kgen::nvrtc INTERFACE "${CUDA_nvrtc_LIBRARY}")
   target_include_directories(kgen::nvrtc INTERFACE ${CUDAToolkit_INCLUDE_DIRS})
+  # Where NVRTC finds cuda_fp16.h & co. at run time (compiler/compile.c
+  # falls back to $CUDA_HOME/include and /usr/local/cuda/include).
+  list(GET CUDAToolkit_INCLUDE_DIRS 0 _kgen_cuda_inc)
+  target_compile_definitions(kgen::nvrtc INTERFACE
+    KGEN_CUDA_INCLUDE_DIR="${_kgen_cuda_inc}")
 endif()
 
 if(KGEN_WITH_OPENCL)

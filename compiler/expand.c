@@ -96,8 +96,11 @@ static void hook(lua_State *L, lua_Debug *ar)
     t->instr += HOOK_EVERY;
     if (t->instr > BUDGET_INSTR || now() > t->deadline) {
         t->over_budget = true;
-        luaL_error(L, "template exceeded its time budget (%lld instructions "
-                   "or %.0f s)", (long long)BUDGET_INSTR, BUDGET_SECONDS);
+        char msg[128];         /* lua_pushfstring knows no %lld */
+        snprintf(msg, sizeof msg, "template exceeded its time budget (%lld "
+                 "instructions or %.0f s)", (long long)BUDGET_INSTR,
+                 BUDGET_SECONDS);
+        luaL_error(L, "%s", msg);
     }
 }
 
@@ -175,6 +178,36 @@ static int kg_hex(lua_State *L)
     return 1;
 }
 
+/* pcall and xpcall that cannot swallow a budget or memory error: once a
+ * template is over its budget, the error passes through every protected
+ * call up to kgen (RELIABILITY B2: a loop around pcall must not spin). */
+static int sb_pcall(lua_State *L)
+{
+    luaL_checkany(L, 1);
+    int st = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+    if (st != LUA_OK && (self(L)->over_budget || st == LUA_ERRMEM))
+        return lua_error(L);
+    lua_pushboolean(L, st == LUA_OK);
+    lua_insert(L, 1);
+    return lua_gettop(L);
+}
+
+static int sb_xpcall(lua_State *L)
+{
+    int n = lua_gettop(L);
+    luaL_checktype(L, 2, LUA_TFUNCTION);
+    lua_pushvalue(L, 1);               /* [f, h, args..., f] */
+    lua_pushvalue(L, 2);               /* [f, h, args..., f, h] */
+    lua_replace(L, 1);                 /* [h, h, args..., f] */
+    lua_replace(L, 2);                 /* [h, f, args...] */
+    int st = lua_pcall(L, n - 2, LUA_MULTRET, 1);
+    if (st != LUA_OK && (self(L)->over_budget || st == LUA_ERRMEM))
+        return lua_error(L);
+    lua_pushboolean(L, st == LUA_OK);
+    lua_replace(L, 1);
+    return lua_gettop(L);
+}
+
 static const luaL_Reg kg_lib[] = {
     {"line", kg_line},
     {"hex", kg_hex},
@@ -233,6 +266,10 @@ static int open_sandbox(Template *t, Str *err)
         lua_pushnil(L);
         lua_setglobal(L, banned[i]);
     }
+    lua_pushcfunction(L, sb_pcall);
+    lua_setglobal(L, "pcall");
+    lua_pushcfunction(L, sb_xpcall);
+    lua_setglobal(L, "xpcall");
     lua_getglobal(L, "string");
     lua_pushnil(L);
     lua_setfield(L, -2, "dump");

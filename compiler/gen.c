@@ -51,10 +51,24 @@ bool cfg_next(const Template *t, int *cfg, int lo, int hi)
 }
 
 /* Templates by name, loaded once per command. */
-typedef struct TemplateCache {
+struct TemplateCache {
     Template **t;
     int n, cap;
-} TemplateCache;
+    Arena *a;
+};
+
+TemplateCache *template_cache_new(Arena *a)
+{
+    TemplateCache *c = arena_alloc(a, sizeof *c);
+    c->a = a;
+    return c;
+}
+
+void template_cache_free(TemplateCache *c)
+{
+    for (int i = 0; c && i < c->n; i++)
+        template_free(c->t[i]);
+}
 
 Template *template_get(TemplateCache *c, const char *dir, const char *name,
                        Str *err, Arena *a)
@@ -68,11 +82,6 @@ Template *template_get(TemplateCache *c, const char *dir, const char *name,
     return t;
 }
 
-static void cache_free(TemplateCache *c)
-{
-    for (int i = 0; i < c->n; i++)
-        template_free(c->t[i]);
-}
 
 static const char *arch_of(const Options *o)
 {
@@ -169,7 +178,7 @@ int cmd_gen(const Options *o)
     Arena *a = arena_new();
     Diag d;
     diag_init(&d, stderr);
-    TemplateCache tc = {0};
+    TemplateCache *tc = template_cache_new(a);
     int rc = 2, written = 0;
     char tmp[4200] = "";
     Plan *p = pipeline_plan(o, &d, a);
@@ -187,7 +196,7 @@ int cmd_gen(const Options *o)
         if (k->kind == K_VIEW || (o->kernel && strcmp(o->kernel, k->name)))
             continue;
         Str err = {0};
-        Template *t = template_get(&tc, templates_dir(o), k->template_name, &err, a);
+        Template *t = template_get(tc, templates_dir(o), k->template_name, &err, a);
         int b = t ? template_bind(t, p, k, arch, &err) : -1;
         if (b) {
             fprintf(stderr, "kgen: error: kernel %s (%s:%d): %s\n", k->name,
@@ -264,7 +273,7 @@ int cmd_gen(const Options *o)
 out:
     if (tmp[0])
         remove_tree(tmp);
-    cache_free(&tc);
+    template_cache_free(tc);
     diag_free(&d);
     arena_free(a);
     return rc;

@@ -2110,6 +2110,84 @@ done:
     return rc;
 }
 
+/* Random data for value v, made exactly as interp_run makes an input's:
+ * seeded by its name and seed, rounded to its dtype. */
+int interp_random(const Graph *g, const Value *v, uint64_t seed, Tensor *out,
+                  Str *err)
+{
+    Interp I = {g, NULL, NULL, err, seed};
+    memset(out, 0, sizeof *out);
+    I.vt = calloc((size_t)g->nvalues + 1, sizeof *I.vt);
+    if (!I.vt)
+        return fail(&I, NULL, "out of memory");
+    int rc = gen_input(&I, v);
+    if (rc == 0) {
+        *out = *I.vt[v->id];
+        free(I.vt[v->id]);     /* the Tensor shell; out owns the data */
+    }
+    free(I.vt);
+    return rc;
+}
+
+/* The reference of one kernel: its nodes evaluated op by op (the graph's
+ * meaning, not a fused algorithm) on the given inputs, one per k->in in
+ * order; out receives one tensor per k->out. */
+int interp_kernel(const Plan *p, const Kernel *k, const Tensor *in, Tensor *out,
+                  Str *err)
+{
+    const Graph *g = p->g;
+    Interp I = {g, NULL, NULL, err, 0};
+    int rc = -1;
+    memset(out, 0, (size_t)k->nout * sizeof *out);
+    I.vt = calloc((size_t)g->nvalues + 1, sizeof *I.vt);
+    I.last = malloc(((size_t)g->nvalues + 1) * sizeof *I.last);
+    if (!I.vt || !I.last) {
+        fail(&I, NULL, "out of memory");
+        goto done;
+    }
+    for (int i = 0; i < g->nvalues; i++)
+        I.last[i] = INT32_MAX;                 /* keep everything */
+    for (int i = 0; i < k->nin; i++) {
+        const Value *v = k->in[i];
+        if (in[i].n != numel(v)) {
+            fail(&I, NULL, "kernel %s: input %d has %lld elements, not %lld",
+                 kname(k), i, (long long)in[i].n, (long long)numel(v));
+            goto done;
+        }
+        Tensor *t = tensor_new(&I, NULL, v->dt, v->rank, v->shape);
+        if (!t)
+            goto done;
+        memcpy(t->data, in[i].data, (size_t)t->n * sizeof *t->data);
+        I.vt[v->id] = t;
+    }
+    if (run_nodes(&I, k))
+        goto done;
+    for (int i = 0; i < k->nout; i++) {
+        const Tensor *t = I.vt[k->out[i]->id];
+        if (!t) {
+            fail(&I, NULL, "kernel %s: output %d was not computed", kname(k), i);
+            goto done;
+        }
+        out[i] = *t;
+        out[i].data = malloc((size_t)(t->n ? t->n : 1) * sizeof(double));
+        if (!out[i].data) {
+            fail(&I, NULL, "out of memory");
+            goto done;
+        }
+        memcpy(out[i].data, t->data, (size_t)t->n * sizeof(double));
+    }
+    rc = 0;
+done:
+    if (rc)
+        for (int i = 0; i < k->nout; i++)
+            tensor_free(&out[i]);
+    for (int i = 0; I.vt && i < g->nvalues; i++)
+        tensor_del(I.vt[i]);
+    free(I.vt);
+    free(I.last);
+    return rc;
+}
+
 /* Relative L2 error over the finite positions, after checking that the
  * non-finite ones agree exactly.  Sums are scaled by the largest magnitude
  * so that huge values do not overflow the squares. */

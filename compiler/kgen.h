@@ -564,6 +564,12 @@ typedef struct Tensor {
 int interp_run(const Graph *g, const Plan *p, uint64_t seed, Tensor *outs,
                Str *err);
 void tensor_free(Tensor *t);
+/* Random data for one value, as interp_run makes inputs (seeded by name). */
+int interp_random(const Graph *g, const Value *v, uint64_t seed, Tensor *out,
+                  Str *err);
+/* One kernel's reference: its nodes op by op on inputs given per k->in. */
+int interp_kernel(const Plan *p, const Kernel *k, const Tensor *in, Tensor *out,
+                  Str *err);
 /* Relative L2 error of b against a and the max abs difference; NaN and Inf
  * must occur in the same places (else returns INFINITY). */
 double tensor_rel_err(const Tensor *a, const Tensor *b, double *max_abs);
@@ -589,6 +595,8 @@ typedef struct Options {
     const char *out_dir;       /* -o */
     const char *template_arg;  /* space TEMPLATE */
     const char *kernel;        /* --kernel NAME */
+    bool compile_only;         /* --compile-only */
+    int configs;               /* --configs N: sample per design point */
     int verbose;               /* -v */
     bool quiet;                /* -q */
 } Options;
@@ -603,9 +611,14 @@ int cmd_devices(bool json);                /* devices.c: kgen devices */
 typedef struct TemplateCache TemplateCache;
 const char *templates_dir(const Options *o);
 bool cfg_next(const Template *t, int *cfg, int lo, int hi);
+TemplateCache *template_cache_new(Arena *a);
+void template_cache_free(TemplateCache *c);    /* closes every template */
 Template *template_get(TemplateCache *c, const char *dir, const char *name,
                        Str *err, Arena *a);
 int cmd_gen(const Options *o);
 int cmd_space(const Options *o);
+
+/* check.c -- kgen check: candidates against the reference on a device */
+int cmd_check(const Options *o);
 
 #endif

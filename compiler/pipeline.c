@@ -277,6 +277,10 @@ static void usage(FILE *fp)
         "  space TEMPLATE [MODEL.pat [--kernel NAME]] [--arch A]\n"
         "                     a template's design and tuning space, and how\n"
         "                     many configs pass a kernel's constraints\n"
+        "  check MODEL.pat [--arch opencl|sm_90] [--kernel NAME] [--configs N]\n"
+        "        [--compile-only] [--seed N]\n"
+        "                     compile sampled candidates of every kernel, run\n"
+        "                     them and compare with the double reference\n"
         "  devices [--json]   usable backends and devices\n"
         "  tune, build, cache: not implemented yet\n"
         "\n"
@@ -337,7 +341,7 @@ int kgen_main(int argc, char **argv)
         /* options with a value: --opt V or --opt=V */
         static const char *with_value[] = {"--dim", "--dtype", "--seed",
             "--patterns", "--max-input", "-d", "--templates", "--arch",
-            "--backend", "-o", "--kernel"};
+            "--backend", "-o", "--kernel", "--configs"};
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++) {
             size_t n = strlen(with_value[k]);
             if (!strncmp(s, with_value[k], n) && (s[n] == 0 || s[n] == '=')) {
@@ -396,6 +400,17 @@ int kgen_main(int argc, char **argv)
             o.out_dir = val;
         } else if (!strcmp(s, "--kernel")) {
             o.kernel = val;
+        } else if (!strcmp(s, "--configs")) {
+            char *end;
+            long v = strtol(val, &end, 10);
+            if (*end || end == val || v < 1 || v > 100000) {
+                fprintf(stderr, "kgen: error: --configs %s: expected 1 to "
+                        "100000\n", val);
+                goto out;
+            }
+            o.configs = (int)v;
+        } else if (!strcmp(s, "--compile-only")) {
+            o.compile_only = true;
         } else if (!strcmp(s, "--json")) {
             o.json = true;
         } else if (!strcmp(s, "--ref")) {
@@ -430,6 +445,10 @@ int kgen_main(int argc, char **argv)
         rc = cmd_gen(&o);
         goto out;
     }
+    if (!strcmp(o.cmd, "check") && o.path) {
+        rc = cmd_check(&o);
+        goto out;
+    }
     static const char *later[] = {"tune", "build", "cache"};
     for (size_t k = 0; k < sizeof later / sizeof *later; k++)
         if (!strcmp(o.cmd, later[k])) {
@@ -437,7 +456,8 @@ int kgen_main(int argc, char **argv)
                     o.cmd);
             goto out;
         }
-    if (strcmp(o.cmd, "plan") && strcmp(o.cmd, "run") && strcmp(o.cmd, "gen")) {
+    if (strcmp(o.cmd, "plan") && strcmp(o.cmd, "run") && strcmp(o.cmd, "gen") &&
+        strcmp(o.cmd, "check")) {
         fprintf(stderr, "kgen: error: unknown command '%s'\n", o.cmd);
         usage(stderr);
         goto out;

@@ -2,18 +2,25 @@
  * kgrt.c -- the runtime's public entry points and its error channel.
  *
  * Every public call checks its arguments here, clears this thread's last
- * error, and dispatches to a backend through kgrt_backend_ops.  The runtime
- * never prints and never exits: failures come back as negative kgrt_status
- * values with the reason in a _Thread_local buffer (libgit2's
+ * error, and dispatches to a backend through kgrt_backend_ops.  The checks
+ * that do not depend on the backend live here once: buffer ranges, fill
+ * patterns, launch shapes against the device's and the kernel's limits,
+ * argument counts and sizes, and the sticky latch (after a device fault
+ * every call on that device fails fast with the first fault's message).
+ * The runtime never prints and never exits: failures come back as negative
+ * kgrt_status values with the reason in a _Thread_local buffer (libgit2's
  * git_error_last), so concurrent callers never see each other's messages.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "kgrt_int.h"
 
-static _Thread_local char last_error[512];
+static _Thread_local char last_error[1024];
 
 int kgrt_error(int status, const char *fmt, ...)
 {
@@ -48,6 +55,94 @@ void kgrt_copy(char *dst, size_t n, const char *src)
     dst[len] = '\0';
 }
 
+char *kgrt_log_dup(const char *text, size_t n)
+{
+    char *s;
+    if (!text)
+        return NULL;
+    n = strnlen(text, n);
+    while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\n' ||
+                     text[n - 1] == '\r' || text[n - 1] == '\t'))
+        n--;
+    if (n == 0 || !(s = malloc(n + 1)))
+        return NULL;
+    memcpy(s, text, n);
+    s[n] = '\0';
+    return s;
+}
+
+void kgrt_log_first_error(const char *log, char *dst, size_t n)
+{
+    const char *p = log, *first = NULL, *pick = NULL, *end;
+    if (n == 0)
+        return;
+    dst[0] = '\0';
+    if (!log)
+        return;
+    while (*p) {
+        end = strchr(p, '\n');
+        if (!end)
+            end = p + strlen(p);
+        if (end > p && !first)
+            first = p;
+        if (!pick) {
+            const char *e = p;
+            while (e + 5 <= end && strncmp(e, "error", 5) != 0)
+                e++;
+            if (e + 5 <= end)
+                pick = p;
+        }
+        p = *end ? end + 1 : end;
+    }
+    if (!pick)
+        pick = first;
+    if (!pick)
+        return;
+    end = strchr(pick, '\n');
+    {
+        size_t len = end ? (size_t)(end - pick) : strlen(pick);
+        if (len > n - 1)
+            len = n - 1;
+        memcpy(dst, pick, len);
+        dst[len] = '\0';
+    }
+}
+
+size_t kgrt_arg_size(const kgrt_arg *a)
+{
+    switch (a->kind) {
+    case KGRT_ARG_BUFFER: return 8;     /* CUdeviceptr; cl_mem is a pointer */
+    case KGRT_ARG_I32: return 4;
+    case KGRT_ARG_I64: return 8;
+    case KGRT_ARG_F32: return 4;
+    case KGRT_ARG_BYTES: return a->size;
+    }
+    return 0;
+}
+
+double kgrt_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+bool kgrt_poll_wait(double start_ms, double timeout_ms, unsigned *sleep_us)
+{
+    struct timespec ts;
+    if (timeout_ms > 0 && kgrt_now_ms() - start_ms >= timeout_ms)
+        return false;
+    if (*sleep_us < 20)
+        *sleep_us = 20;
+    ts.tv_sec = 0;
+    ts.tv_nsec = (long)*sleep_us * 1000;
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+    if (*sleep_us < 1000)
+        *sleep_us *= 2;
+    return true;
+}
+
 const char *kgrt_last_error(void)
 {
     return last_error;
@@ -61,6 +156,15 @@ const char *kgrt_status_string(int status)
     case KGRT_ENOBACKEND: return "backend not available";
     case KGRT_EDRIVER: return "driver error";
     case KGRT_ENOMEM: return "out of memory";
+    case KGRT_ENODEVICE: return "no such device";
+    case KGRT_ECOMPILE: return "build failed";
+    case KGRT_EIMAGE: return "image not loadable on this device";
+    case KGRT_ENOTFOUND: return "kernel not found";
+    case KGRT_ERESOURCE: return "too many resources requested for launch";
+    case KGRT_ELAUNCH: return "launch failed";
+    case KGRT_ESTICKY: return "device fault (context unusable)";
+    case KGRT_ETIMEOUT: return "timed out";
+    case KGRT_EOOM: return "out of device memory";
     }
     return "unknown status";
 }
@@ -111,4 +215,430 @@ int kgrt_device_info_get(kgrt_backend b, int index, kgrt_device_info *out)
     out->backend = b;
     out->index = index;
     return KGRT_OK;
+}
+
+/* ---- the sticky latch ---------------------------------------------------- */
+
+/* KGRT_ESTICKY if d has faulted before (the message names the first fault). */
+static int check_sticky(kgrt_device *d)
+{
+    if (atomic_load_explicit(&d->sticky, memory_order_acquire))
+        return kgrt_error(KGRT_ESTICKY, "%s device %d is unusable after an "
+                          "earlier fault: %s", d->ops->name, d->info.index,
+                          d->sticky_msg);
+    return KGRT_OK;
+}
+
+/* Pass a backend status through, latching the device on KGRT_ESTICKY. */
+static int note_status(kgrt_device *d, int rc)
+{
+    if (rc == KGRT_ESTICKY) {
+        int expected = 0;
+        static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+        pthread_mutex_lock(&lock);
+        if (!atomic_load_explicit(&d->sticky, memory_order_relaxed)) {
+            kgrt_copy(d->sticky_msg, sizeof d->sticky_msg, last_error);
+            atomic_compare_exchange_strong(&d->sticky, &expected, 1);
+        }
+        pthread_mutex_unlock(&lock);
+    }
+    return rc;
+}
+
+/* ---- devices ------------------------------------------------------------- */
+
+int kgrt_device_open(kgrt_backend b, int index, kgrt_device **out)
+{
+    const kgrt_backend_ops *ops = backend_ops(b);
+    kgrt_device *d = NULL;
+    int rc;
+    kgrt_clear_error();
+    if (out)
+        *out = NULL;
+    if (!ops)
+        return kgrt_error(KGRT_EINVAL, "invalid backend %d", (int)b);
+    if (!out)
+        return kgrt_error(KGRT_EINVAL, "kgrt_device_open: out is NULL");
+    if (index < 0)
+        return kgrt_error(KGRT_EINVAL, "%s device index %d is negative",
+                          ops->name, index);
+    rc = ops->device_open(index, &d);
+    if (rc < 0)
+        return rc;
+    d->ops = ops;
+    d->info.backend = b;
+    d->info.index = index;
+    atomic_store(&d->timeout_ms, 0.0);
+    atomic_store(&d->sticky, 0);
+    *out = d;
+    return KGRT_OK;
+}
+
+void kgrt_device_close(kgrt_device *d)
+{
+    if (d)
+        d->ops->device_close(d);
+}
+
+int kgrt_device_get_info(kgrt_device *d, kgrt_device_info *out)
+{
+    kgrt_clear_error();
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!d || !out)
+        return kgrt_error(KGRT_EINVAL, "kgrt_device_get_info: NULL argument");
+    *out = d->info;
+    return KGRT_OK;
+}
+
+int kgrt_device_limits(kgrt_device *d, kgrt_limits *out)
+{
+    kgrt_clear_error();
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!d || !out)
+        return kgrt_error(KGRT_EINVAL, "kgrt_device_limits: NULL argument");
+    *out = d->limits;
+    return KGRT_OK;
+}
+
+int kgrt_device_set_timeout(kgrt_device *d, double ms)
+{
+    kgrt_clear_error();
+    if (!d)
+        return kgrt_error(KGRT_EINVAL, "kgrt_device_set_timeout: device is "
+                          "NULL");
+    if (!(ms >= 0))   /* also rejects NaN */
+        return kgrt_error(KGRT_EINVAL, "timeout %g ms is negative", ms);
+    atomic_store(&d->timeout_ms, ms);
+    return KGRT_OK;
+}
+
+int kgrt_synchronize(kgrt_device *d)
+{
+    int rc;
+    kgrt_clear_error();
+    if (!d)
+        return kgrt_error(KGRT_EINVAL, "kgrt_synchronize: device is NULL");
+    if ((rc = check_sticky(d)) < 0)
+        return rc;
+    return note_status(d, d->ops->synchronize(d));
+}
+
+/* ---- memory -------------------------------------------------------------- */
+
+int kgrt_buffer_alloc(kgrt_device *d, size_t bytes, kgrt_buffer **out)
+{
+    kgrt_buffer *b = NULL;
+    int rc;
+    kgrt_clear_error();
+    if (out)
+        *out = NULL;
+    if (!d || !out)
+        return kgrt_error(KGRT_EINVAL, "kgrt_buffer_alloc: NULL argument");
+    if (bytes == 0)
+        return kgrt_error(KGRT_EINVAL, "kgrt_buffer_alloc: 0 bytes");
+    if ((rc = check_sticky(d)) < 0)
+        return rc;
+    if (d->limits.max_alloc && bytes > d->limits.max_alloc)
+        return kgrt_error(KGRT_EOOM, "%zu bytes exceed the largest buffer "
+                          "%s device %d can allocate (%zu)", bytes,
+                          d->ops->name, d->info.index, d->limits.max_alloc);
+    rc = note_status(d, d->ops->buffer_alloc(d, bytes, &b));
+    if (rc < 0)
+        return rc;
+    b->dev = d;
+    b->size = bytes;
+    *out = b;
+    return KGRT_OK;
+}
+
+void kgrt_buffer_free(kgrt_buffer *b)
+{
+    if (b)
+        b->dev->ops->buffer_free(b);
+}
+
+size_t kgrt_buffer_size(const kgrt_buffer *b)
+{
+    return b ? b->size : 0;
+}
+
+static int check_range(const char *fn, kgrt_buffer *b, size_t offset,
+                       const void *p, size_t bytes)
+{
+    if (!b || (!p && bytes))
+        return kgrt_error(KGRT_EINVAL, "%s: NULL argument", fn);
+    if (offset > b->size || bytes > b->size - offset)
+        return kgrt_error(KGRT_EINVAL, "%s: bytes [%zu, %zu+%zu) outside "
+                          "the buffer of %zu", fn, offset, offset, bytes,
+                          b->size);
+    return check_sticky(b->dev);
+}
+
+int kgrt_buffer_write(kgrt_buffer *b, size_t offset, const void *src,
+                      size_t bytes)
+{
+    int rc;
+    kgrt_clear_error();
+    if ((rc = check_range("kgrt_buffer_write", b, offset, src, bytes)) < 0)
+        return rc;
+    if (bytes == 0)
+        return KGRT_OK;
+    return note_status(b->dev,
+                       b->dev->ops->buffer_write(b, offset, src, bytes));
+}
+
+int kgrt_buffer_read(kgrt_buffer *b, size_t offset, void *dst, size_t bytes)
+{
+    int rc;
+    kgrt_clear_error();
+    if ((rc = check_range("kgrt_buffer_read", b, offset, dst, bytes)) < 0)
+        return rc;
+    if (bytes == 0)
+        return KGRT_OK;
+    return note_status(b->dev, b->dev->ops->buffer_read(b, offset, dst, bytes));
+}
+
+int kgrt_buffer_fill(kgrt_buffer *b, const void *pattern, size_t pattern_size)
+{
+    int rc;
+    kgrt_clear_error();
+    if (!b || !pattern)
+        return kgrt_error(KGRT_EINVAL, "kgrt_buffer_fill: NULL argument");
+    if (pattern_size == 0 || pattern_size > 128 ||
+        (pattern_size & (pattern_size - 1)) || b->size % pattern_size)
+        return kgrt_error(KGRT_EINVAL, "kgrt_buffer_fill: pattern size %zu "
+                          "is not a power of two <= 128 dividing the buffer "
+                          "size %zu", pattern_size, b->size);
+    if ((rc = check_sticky(b->dev)) < 0)
+        return rc;
+    return note_status(b->dev,
+                       b->dev->ops->buffer_fill(b, pattern, pattern_size));
+}
+
+/* ---- modules and kernels --------------------------------------------------- */
+
+int kgrt_module_load(kgrt_device *d, const kgrt_image *img, kgrt_module **out,
+                     char **log)
+{
+    kgrt_module *m = NULL;
+    int rc;
+    kgrt_clear_error();
+    if (out)
+        *out = NULL;
+    if (log)
+        *log = NULL;
+    if (!d || !img || !out)
+        return kgrt_error(KGRT_EINVAL, "kgrt_module_load: NULL argument");
+    if (!img->data || (img->kind == KGRT_IMAGE_CUBIN && img->size == 0))
+        return kgrt_error(KGRT_EINVAL, "kgrt_module_load: empty image");
+    if ((rc = check_sticky(d)) < 0)
+        return rc;
+    rc = note_status(d, d->ops->module_load(d, img, &m, log));
+    if (rc < 0)
+        return rc;
+    m->dev = d;
+    m->kernels = NULL;
+    pthread_mutex_init(&m->lock, NULL);
+    *out = m;
+    return KGRT_OK;
+}
+
+void kgrt_module_unload(kgrt_module *m)
+{
+    kgrt_kernel *k, *next;
+    if (!m)
+        return;
+    for (k = m->kernels; k; k = next) {
+        next = k->next;
+        free(k->name);
+        m->dev->ops->kernel_release(k);
+    }
+    pthread_mutex_destroy(&m->lock);
+    m->dev->ops->module_unload(m);
+}
+
+int kgrt_kernel_get(kgrt_module *m, const char *name, kgrt_kernel **out)
+{
+    kgrt_kernel *k;
+    char *copy;
+    int rc = KGRT_OK;
+    kgrt_clear_error();
+    if (out)
+        *out = NULL;
+    if (!m || !name || !out)
+        return kgrt_error(KGRT_EINVAL, "kgrt_kernel_get: NULL argument");
+    if (!name[0])
+        return kgrt_error(KGRT_EINVAL, "kgrt_kernel_get: empty name");
+    if ((rc = check_sticky(m->dev)) < 0)
+        return rc;
+    pthread_mutex_lock(&m->lock);
+    for (k = m->kernels; k; k = k->next)
+        if (!strcmp(k->name, name))
+            goto found;
+    if (!(copy = strdup(name))) {
+        rc = kgrt_error(KGRT_ENOMEM, "out of memory");
+        goto cleanup;
+    }
+    k = NULL;
+    rc = note_status(m->dev, m->dev->ops->kernel_get(m, name, &k));
+    if (rc < 0) {
+        free(copy);
+        goto cleanup;
+    }
+    k->mod = m;
+    k->name = copy;
+    k->next = m->kernels;
+    m->kernels = k;
+found:
+    *out = k;
+cleanup:
+    pthread_mutex_unlock(&m->lock);
+    return rc;
+}
+
+int kgrt_kernel_get_attrs(kgrt_kernel *k, kgrt_kernel_attrs *out)
+{
+    kgrt_clear_error();
+    if (out)
+        memset(out, 0, sizeof *out);
+    if (!k || !out)
+        return kgrt_error(KGRT_EINVAL, "kgrt_kernel_get_attrs: NULL argument");
+    *out = k->attrs;
+    return KGRT_OK;
+}
+
+static const char *arg_kind_name(kgrt_arg_kind kind)
+{
+    switch (kind) {
+    case KGRT_ARG_BUFFER: return "buffer";
+    case KGRT_ARG_I32: return "i32";
+    case KGRT_ARG_I64: return "i64";
+    case KGRT_ARG_F32: return "f32";
+    case KGRT_ARG_BYTES: return "bytes";
+    }
+    return "?";
+}
+
+/* The backend-independent checks of a launch. */
+static int check_launch(kgrt_kernel *k, const unsigned grid[3],
+                        const unsigned block[3], size_t dyn,
+                        const kgrt_arg *args, int nargs)
+{
+    kgrt_device *d;
+    const kgrt_limits *lim;
+    unsigned long long threads;
+    int i;
+
+    if (!k || !grid || !block || nargs < 0 || (nargs > 0 && !args))
+        return kgrt_error(KGRT_EINVAL, "kgrt_launch: NULL argument");
+    d = k->mod->dev;
+    lim = &d->limits;
+    for (i = 0; i < 3; i++)
+        if (grid[i] == 0 || block[i] == 0)
+            return kgrt_error(KGRT_EINVAL, "%s: grid %ux%ux%u block %ux%ux%u "
+                              "has an empty axis", k->name, grid[0], grid[1],
+                              grid[2], block[0], block[1], block[2]);
+    for (i = 0; i < nargs; i++) {
+        const kgrt_arg *a = &args[i];
+        switch (a->kind) {
+        case KGRT_ARG_BUFFER:
+            if (!a->buf)
+                return kgrt_error(KGRT_EINVAL, "%s: argument %d is a NULL "
+                                  "buffer", k->name, i);
+            if (a->buf->dev != d)
+                return kgrt_error(KGRT_EINVAL, "%s: argument %d is a buffer "
+                                  "of another device", k->name, i);
+            break;
+        case KGRT_ARG_I32: case KGRT_ARG_I64: case KGRT_ARG_F32:
+            break;
+        case KGRT_ARG_BYTES:
+            if (!a->bytes || a->size == 0)
+                return kgrt_error(KGRT_EINVAL, "%s: argument %d: empty "
+                                  "bytes", k->name, i);
+            break;
+        default:
+            return kgrt_error(KGRT_EINVAL, "%s: argument %d has an invalid "
+                              "kind %d", k->name, i, (int)a->kind);
+        }
+    }
+    if (k->nparams >= 0) {
+        if (nargs != k->nparams)
+            return kgrt_error(KGRT_EINVAL, "%s takes %d arguments, %d given",
+                              k->name, k->nparams, nargs);
+        for (i = 0; i < nargs; i++)
+            if (k->param_size && k->param_size[i] &&
+                k->param_size[i] != kgrt_arg_size(&args[i]))
+                return kgrt_error(KGRT_EINVAL, "%s: argument %d is %s (%zu "
+                                  "bytes) but the kernel's parameter has %zu",
+                                  k->name, i, arg_kind_name(args[i].kind),
+                                  kgrt_arg_size(&args[i]), k->param_size[i]);
+    }
+
+    threads = (unsigned long long)block[0] * block[1] * block[2];
+    for (i = 0; i < 3; i++) {
+        if (lim->max_block[i] && block[i] > lim->max_block[i])
+            return kgrt_error(KGRT_ERESOURCE, "%s: block %ux%ux%u: axis %c "
+                              "over the device's maximum %u", k->name,
+                              block[0], block[1], block[2], "xyz"[i],
+                              lim->max_block[i]);
+        if (lim->max_grid[i] && grid[i] > lim->max_grid[i])
+            return kgrt_error(KGRT_ERESOURCE, "%s: grid %ux%ux%u: axis %c "
+                              "over the device's maximum %u", k->name,
+                              grid[0], grid[1], grid[2], "xyz"[i],
+                              lim->max_grid[i]);
+    }
+    if (lim->max_threads_per_block > 0 &&
+        threads > (unsigned long long)lim->max_threads_per_block)
+        return kgrt_error(KGRT_ERESOURCE, "%s: block %ux%ux%u = %llu threads "
+                          "over the device's maximum %d", k->name, block[0],
+                          block[1], block[2], threads,
+                          lim->max_threads_per_block);
+    if (k->attrs.max_threads_per_block > 0 &&
+        threads > (unsigned long long)k->attrs.max_threads_per_block)
+        return kgrt_error(KGRT_ERESOURCE, "%s: block %ux%ux%u = %llu threads "
+                          "over the kernel's maximum %d (registers %d)",
+                          k->name, block[0], block[1], block[2], threads,
+                          k->attrs.max_threads_per_block, k->attrs.registers);
+    if (lim->max_shared_per_block &&
+        (dyn > lim->max_shared_per_block ||
+         k->attrs.shared_static > lim->max_shared_per_block - dyn))
+        return kgrt_error(KGRT_ERESOURCE, "%s: %zu bytes of static and %zu of "
+                          "dynamic shared memory over the device's maximum "
+                          "%zu", k->name, k->attrs.shared_static, dyn,
+                          lim->max_shared_per_block);
+    return check_sticky(d);
+}
+
+int kgrt_launch(kgrt_kernel *k, const unsigned grid[3], const unsigned block[3],
+                size_t dynamic_shared, const kgrt_arg *args, int nargs)
+{
+    int rc;
+    kgrt_clear_error();
+    if ((rc = check_launch(k, grid, block, dynamic_shared, args, nargs)) < 0)
+        return rc;
+    return note_status(k->mod->dev,
+                       k->mod->dev->ops->launch(k, grid, block, dynamic_shared,
+                                                args, nargs, NULL));
+}
+
+int kgrt_launch_timed(kgrt_kernel *k, const unsigned grid[3],
+                      const unsigned block[3], size_t dynamic_shared,
+                      const kgrt_arg *args, int nargs, double *ms)
+{
+    int rc;
+    kgrt_clear_error();
+    if (ms)
+        *ms = 0;
+    if (!ms)
+        return kgrt_error(KGRT_EINVAL, "kgrt_launch_timed: ms is NULL");
+    if ((rc = check_launch(k, grid, block, dynamic_shared, args, nargs)) < 0)
+        return rc;
+    rc = note_status(k->mod->dev,
+                     k->mod->dev->ops->launch(k, grid, block, dynamic_shared,
+                                              args, nargs, ms));
+    if (rc < 0)
+        *ms = 0;
+    return rc;
 }

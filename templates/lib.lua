@@ -121,7 +121,7 @@ ushort kg_float_to_bf16(float x) {
   return (ushort)(u >> 16);
 }
 float kg_round_bf16(float x) { return kg_bf16_to_float(kg_float_to_bf16(x)); }
-float kg_round_f16(float x) { half h[1]; vstore_half_rte(x, 0, (__private half *)h); return vload_half(0, (__private const half *)h); }
+float kg_round_f16(float x) { ushort h; vstore_half_rte(x, 0, (__private half *)&h); return vload_half(0, (__private const half *)&h); }
 ]]
 end
 

@@ -1,5 +1,5 @@
 /*
- * kgen/kgrt.h -- the kgen runtime: backends and devices.
+ * kgen/kgrt.h -- the kgen runtime: devices, memory, modules and launches.
  *
  * kgrt is the small library that libfused.a (the output of `kgen build`)
  * and the kgen tuner use to reach a GPU.  It never prints and never exits:
@@ -9,29 +9,84 @@
  * Backends:
  *   CUDA    the driver API, loaded at run time with dlopen("libcuda.so.1"),
  *           so a program linked with kgrt runs on machines without a driver
- *           (it just sees zero CUDA devices).
+ *           (it just sees zero CUDA devices).  A device is the GPU's
+ *           *primary* context (the one the CUDA runtime and PyTorch use),
+ *           so their device pointers can be passed to kernels as they are,
+ *           plus one non-blocking stream owned by the kgrt_device.
  *   OpenCL  the ICD loader (libOpenCL.so), when kgrt was built with it
  *           (KGEN_WITH_OPENCL).  Device indices run over all platforms in
- *           the order the loader reports them.
+ *           the order the loader reports them.  A device is a context and
+ *           one in-order command queue with profiling enabled.
  *
- * Thread safety: every function may be called from any thread.  The last
- * error message is per thread; it is cleared at the start of each call that
- * can fail and is only meaningful right after such a call returned a
- * negative status, or 0 from kgrt_device_count().
+ * Objects come in create/destroy pairs (open/close, alloc/free, load/unload);
+ * a destroy accepts NULL, and an out-parameter is NULL after a failure.
+ * Kernels belong to their module: kgrt_kernel_get() returns the same object
+ * for the same name, and kgrt_module_unload() frees them.  Destroy buffers
+ * and modules before closing their device.
+ *
+ * Work on a device runs in order: kgrt_launch() is asynchronous, buffer
+ * reads, writes and fills are blocking and ordered after earlier launches,
+ * kgrt_launch_timed() and kgrt_synchronize() wait.
+ *
+ * Thread safety: every function may be called from any thread; the objects
+ * of one device may be used from several threads at once (launches of one
+ * kernel are serialised internally on OpenCL, where arguments live in the
+ * kernel object).  The last error message is per thread; it is cleared at
+ * the start of each call that can fail and is only meaningful right after
+ * such a call returned a negative status, or 0 from kgrt_device_count().
  */
 #ifndef KGEN_KGRT_H
 #define KGEN_KGRT_H
+
+#include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/*
+ * Statuses.  A caller that tunes or validates kernels classifies failures
+ * by these (docs: RELIABILITY D1-D3, D8):
+ *   ECOMPILE   the image did not build (OpenCL clBuildProgram, CUDA PTX
+ *              JIT); the build log says why.  Try the next candidate.
+ *   EIMAGE     the image cannot run here at all: no CUBIN for this GPU,
+ *              PTX newer than the driver, a corrupt image.  An environment
+ *              problem, not the candidate's.
+ *   ERESOURCE  a launch asked for more than the kernel or device allows:
+ *              threads per block, block or grid dimensions, shared memory,
+ *              registers (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES,
+ *              CL_INVALID_WORK_GROUP_SIZE, CL_OUT_OF_RESOURCES at enqueue).
+ *              Not sticky: the device stays usable.
+ *   ELAUNCH    the launch was refused for another reason, or an OpenCL
+ *              kernel ended with an error status.  Not known to be sticky.
+ *   ESTICKY    the kernel faulted (illegal or misaligned address, trap,
+ *              device-side assert, illegal instruction ...).  The CUDA
+ *              context is unusable from then on; every later call on this
+ *              device returns ESTICKY.  Only a fresh process recovers.
+ *   ETIMEOUT   a wait passed the device's timeout (kgrt_device_set_timeout);
+ *              the kernel may still be running.  Treat like ESTICKY: abandon
+ *              the process rather than the device.
+ *   EOOM       device memory exhausted (or a buffer over the device's
+ *              maximum allocation).
+ *   ENOTFOUND  no kernel of that name in the module.
+ *   ENODEVICE  kgrt_device_open: no such device (no driver, index too high).
+ */
 typedef enum {
     KGRT_OK = 0,
     KGRT_EINVAL = -1,          /* a bad argument: NULL, index out of range */
     KGRT_ENOBACKEND = -2,      /* kgrt was built without this backend */
     KGRT_EDRIVER = -3,         /* the driver or ICD reported an error */
     KGRT_ENOMEM = -4,          /* out of host memory */
+    KGRT_ENODEVICE = -5,       /* no such device */
+    KGRT_ECOMPILE = -6,        /* the image failed to build */
+    KGRT_EIMAGE = -7,          /* the image cannot be loaded on this device */
+    KGRT_ENOTFOUND = -8,       /* no kernel of that name */
+    KGRT_ERESOURCE = -9,       /* too many resources for the launch */
+    KGRT_ELAUNCH = -10,        /* launch refused or failed, not sticky */
+    KGRT_ESTICKY = -11,        /* device fault: the context is unusable */
+    KGRT_ETIMEOUT = -12,       /* a wait passed the device's timeout */
+    KGRT_EOOM = -13,           /* out of device memory */
 } kgrt_status;
 
 typedef enum {
@@ -50,6 +105,97 @@ typedef struct kgrt_device_info {
     char driver[128];          /* driver name and version, for cache keys */
 } kgrt_device_info;
 
+/* What a launch may ask for.  0 where a backend cannot say. */
+typedef struct kgrt_limits {
+    size_t max_shared_per_block;  /* CUDA: with opt-in; OpenCL: local memory */
+    int max_threads_per_block;    /* threads (work-items) in one block */
+    int max_registers_per_block;  /* 32-bit registers; 0 on OpenCL */
+    int warp_or_simd;             /* CUDA warp size; OpenCL: NVIDIA/AMD
+                                     extension value, else 0 */
+    int compute_units;            /* SMs / OpenCL compute units */
+    unsigned max_block[3];        /* per-axis block (work-group) size */
+    unsigned max_grid[3];         /* per-axis number of blocks */
+    size_t l2_bytes;              /* last-level cache, for flushing it */
+    size_t max_alloc;             /* largest single buffer */
+} kgrt_limits;
+
+typedef struct kgrt_device kgrt_device;
+typedef struct kgrt_buffer kgrt_buffer;  /* CUdeviceptr / cl_mem */
+typedef struct kgrt_module kgrt_module;
+typedef struct kgrt_kernel kgrt_kernel;
+
+typedef enum {
+    KGRT_IMAGE_CUBIN,          /* an ELF cubin (or a fatbin) */
+    KGRT_IMAGE_PTX,            /* PTX text, JIT-compiled by the driver */
+    KGRT_IMAGE_OPENCL_SOURCE,  /* OpenCL C, built with clBuildProgram */
+} kgrt_image_kind;
+
+typedef struct kgrt_image {
+    kgrt_image_kind kind;
+    const void *data;
+    size_t size;               /* bytes; for text, 0 means NUL-terminated */
+    const char *options;       /* OpenCL build options, e.g. "-D BM=64
+                                  -cl-std=CL1.2"; ignored for CUDA */
+} kgrt_image;
+
+/* Resource use of a compiled kernel; -1 (registers) or 0 where a backend
+ * cannot say. */
+typedef struct kgrt_kernel_attrs {
+    int registers;             /* per thread; -1 on OpenCL */
+    size_t shared_static;      /* static shared (__local) bytes */
+    size_t local_bytes;        /* per-thread local/private (spill) bytes */
+    int max_threads_per_block; /* for this kernel on this device */
+} kgrt_kernel_attrs;
+
+typedef enum {
+    KGRT_ARG_BUFFER,           /* buf */
+    KGRT_ARG_I32,              /* i32 */
+    KGRT_ARG_I64,              /* i64 */
+    KGRT_ARG_F32,              /* f32 */
+    KGRT_ARG_BYTES,            /* size bytes at `bytes`, passed as they are:
+                                  a struct by value, or a native handle
+                                  such as a CUdeviceptr from PyTorch
+                                  (&ptr, 8) or a cl_mem (&mem, sizeof mem) */
+} kgrt_arg_kind;
+
+typedef struct kgrt_arg {
+    kgrt_arg_kind kind;
+    kgrt_buffer *buf;
+    int32_t i32;
+    int64_t i64;
+    float f32;
+    const void *bytes;
+    size_t size;
+} kgrt_arg;
+
+static inline kgrt_arg kgrt_arg_buffer(kgrt_buffer *b)
+{
+    kgrt_arg a = { KGRT_ARG_BUFFER, b, 0, 0, 0.0f, NULL, 0 };
+    return a;
+}
+static inline kgrt_arg kgrt_arg_i32(int32_t v)
+{
+    kgrt_arg a = { KGRT_ARG_I32, NULL, v, 0, 0.0f, NULL, 0 };
+    return a;
+}
+static inline kgrt_arg kgrt_arg_i64(int64_t v)
+{
+    kgrt_arg a = { KGRT_ARG_I64, NULL, 0, v, 0.0f, NULL, 0 };
+    return a;
+}
+static inline kgrt_arg kgrt_arg_f32(float v)
+{
+    kgrt_arg a = { KGRT_ARG_F32, NULL, 0, 0, v, NULL, 0 };
+    return a;
+}
+static inline kgrt_arg kgrt_arg_bytes(const void *p, size_t n)
+{
+    kgrt_arg a = { KGRT_ARG_BYTES, NULL, 0, 0, 0.0f, p, n };
+    return a;
+}
+
+/* ---- backends and devices ------------------------------------------- */
+
 /* "cuda", "opencl"; "unknown" for any other value. */
 const char *kgrt_backend_name(kgrt_backend b);
 
@@ -62,8 +208,75 @@ int kgrt_device_count(kgrt_backend b);
  * *out is zeroed on failure. */
 int kgrt_device_info_get(kgrt_backend b, int index, kgrt_device_info *out);
 
+/* Open device index of backend b.  KGRT_ENODEVICE when there is no such
+ * device (the message says why: no driver, no platform, index too high). */
+int kgrt_device_open(kgrt_backend b, int index, kgrt_device **out);
+void kgrt_device_close(kgrt_device *d);
+int kgrt_device_get_info(kgrt_device *d, kgrt_device_info *out);
+int kgrt_device_limits(kgrt_device *d, kgrt_limits *out);
+
+/* Bound every wait (kgrt_synchronize, kgrt_launch_timed) by ms
+ * milliseconds of wall time; 0 (the default) waits for ever.  A wait that
+ * runs out returns KGRT_ETIMEOUT (the basis of a soft deadline; the kernel
+ * keeps running, so the caller should abandon the process). */
+int kgrt_device_set_timeout(kgrt_device *d, double ms);
+
+/* Wait until all work queued on the device has finished.  A fault of an
+ * earlier asynchronous launch surfaces here (KGRT_ESTICKY, KGRT_ELAUNCH). */
+int kgrt_synchronize(kgrt_device *d);
+
+/* ---- memory ----------------------------------------------------------- */
+
+int kgrt_buffer_alloc(kgrt_device *d, size_t bytes, kgrt_buffer **out);
+void kgrt_buffer_free(kgrt_buffer *b);
+size_t kgrt_buffer_size(const kgrt_buffer *b);        /* 0 for NULL */
+/* Blocking copies; offset + bytes must lie within the buffer. */
+int kgrt_buffer_write(kgrt_buffer *b, size_t offset, const void *src,
+                      size_t bytes);
+int kgrt_buffer_read(kgrt_buffer *b, size_t offset, void *dst, size_t bytes);
+/* Repeat a pattern over the whole buffer (e.g. a NaN canary); blocking.
+ * pattern_size is a power of two <= 128 that divides the buffer's size. */
+int kgrt_buffer_fill(kgrt_buffer *b, const void *pattern, size_t pattern_size);
+
+/* ---- modules and kernels ---------------------------------------------- */
+
+/* Load a CUBIN or PTX (CUDA) or build OpenCL source.  If log is not NULL,
+ * *log receives the build or JIT log (malloc'd, the caller frees it) on
+ * success and on failure, or NULL when the compiler said nothing.  A build
+ * error is KGRT_ECOMPILE; its first error line is also in the message. */
+int kgrt_module_load(kgrt_device *d, const kgrt_image *img, kgrt_module **out,
+                     char **log);
+void kgrt_module_unload(kgrt_module *m);
+
+/* The kernel `name` of m (unmangled: extern "C" for CUDA), owned by m.
+ * KGRT_ENOTFOUND when the module has none. */
+int kgrt_kernel_get(kgrt_module *m, const char *name, kgrt_kernel **out);
+int kgrt_kernel_get_attrs(kgrt_kernel *k, kgrt_kernel_attrs *out);
+
+/* Launch k on its device's stream/queue.  grid = blocks (work-groups) per
+ * axis, block = threads (work-items) per block; OpenCL's global size is
+ * grid*block.  dynamic_shared is CUDA's dynamic shared memory (raised above
+ * 48 KiB automatically); it must be 0 on OpenCL.  Arguments are checked
+ * against the kernel where the backend can tell (OpenCL always, CUDA with
+ * a 12.4+ driver): a wrong count or size is KGRT_EINVAL.  Launch shapes
+ * over the kernel's or device's limits are KGRT_ERESOURCE, before the
+ * driver is called. */
+int kgrt_launch(kgrt_kernel *k, const unsigned grid[3], const unsigned block[3],
+                size_t dynamic_shared, const kgrt_arg *args, int nargs);
+
+/* kgrt_launch, then wait for that launch alone and return its device time
+ * in *ms (CUDA events; OpenCL profiling), > 0. */
+int kgrt_launch_timed(kgrt_kernel *k, const unsigned grid[3],
+                      const unsigned block[3], size_t dynamic_shared,
+                      const kgrt_arg *args, int nargs, double *ms);
+
+/* ---- errors ----------------------------------------------------------- */
+
 /* The reason for this thread's last failure; "" when there is none.  Never
- * NULL.  The string stays valid until this thread's next kgrt call. */
+ * NULL.  The string stays valid until this thread's next kgrt call.  It
+ * names the driver's error ("cuLaunchKernel: CUDA_ERROR_ILLEGAL_ADDRESS:
+ * an illegal memory access was encountered", "clEnqueueNDRangeKernel:
+ * CL_INVALID_WORK_GROUP_SIZE"). */
 const char *kgrt_last_error(void);
 
 /* A short description of a status: "invalid argument", ... */
