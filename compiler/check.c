@@ -125,10 +125,32 @@ static void from_storage(DType dt, const void *src, int64_t n, double *x)
         }
 }
 
+/* NVRTC writes "file(12): error"; make it "file:12: error" like every
+ * other compiler, so template locations read the same on both backends. */
+static void normalise_log(const char *log, Str *out)
+{
+    for (const char *p = log; *p;) {
+        const char *q = p;
+        if (*q == '(') {
+            q++;
+            while (*q >= '0' && *q <= '9')
+                q++;
+            if (q > p + 1 && q[0] == ')' && q[1] == ':') {
+                str_printf(out, ":%.*s:", (int)(q - p - 1), p + 1);
+                p = q + 2;
+                continue;
+            }
+        }
+        str_putc(out, *p++);
+    }
+}
+
 /* ---- one kernel --------------------------------------------------------- */
 
 typedef struct Stats {
     int ok, compile_error, launch_error, wrong, skipped;
+    int resource;              /* over a hardware limit: skipped, not failed */
+    bool env;                  /* the environment failed (no NVRTC...): stop */
 } Stats;
 
 typedef struct KernelData {
@@ -466,9 +488,31 @@ static int check_kernel(const Options *o, const Plan *p, Kernel *k,
                 goto report;
             }
             if (cuda) {
-                if (kg_nvrtc_compile(src.buf, k->name, arch, defs, ndefs, &cub)) {
+                int crc = kg_nvrtc_compile(src.buf, k->name, arch, defs, ndefs, &cub);
+                if (crc == KG_COMPILE_ENV) {
+                    fprintf(stderr, "kgen: error: cannot compile CUDA here: %s\n",
+                            cub.log ? cub.log : "");
+                    st->env = true;
+                    kg_cubin_free(&cub);
+                    str_free(&cs);
+                    str_free(&opts);
+                    str_free(&why);
+                    free(pick);
+                    str_free(&src);
+                    data_free(&kd, k);
+                    str_free(&err);
+                    return -1;
+                }
+                if (crc == KG_COMPILE_RESOURCE) {
+                    status = "skip";
+                    str_printf(&why, "over a hardware limit: %s",
+                               cub.log ? cub.log : "");
+                    st->resource++;
+                    goto report;
+                }
+                if (crc) {
                     status = "FAIL compile";
-                    str_printf(&why, "%s", cub.log ? cub.log : "");
+                    normalise_log(cub.log ? cub.log : "", &why);
                     st->compile_error++;
                     goto report;
                 }
@@ -512,7 +556,10 @@ static int check_kernel(const Options *o, const Plan *p, Kernel *k,
             int r = run_once(k, &kd, dev, kern, &L, &nan_canary, 4, &rel, &absn, &why);
             if (r == 0)
                 r = run_once(k, &kd, dev, kern, &L, &byte_canary, 4, &rel, &absn, &why);
-            if (r < 0) {
+            if (r < 0 && strstr(why.buf ? why.buf : "", "resource")) {
+                status = "skip";       /* too many resources: not sticky */
+                st->resource++;
+            } else if (r < 0) {
                 status = "FAIL launch";
                 st->launch_error++;
             } else if (r > 0) {
@@ -522,7 +569,7 @@ static int check_kernel(const Options *o, const Plan *p, Kernel *k,
                 st->ok++;
             }
         report:
-            if (strcmp(status, "ok"))
+            if (strncmp(status, "FAIL", 4) == 0)
                 failed++;
             if (!o->quiet || strcmp(status, "ok")) {
                 printf("%-28s %-13s %s", k->name, status, cs.buf ? cs.buf : "");
@@ -601,11 +648,15 @@ int cmd_check(const Options *o)
         str_free(&err);
         if (check_kernel(o, p, k, t, dev, arch, &st, a))
             bad++;
+        if (st.env) {
+            rc = 3;            /* not a candidate's fault (RELIABILITY C4) */
+            goto out;
+        }
     }
     printf("%s on %s: %d kernels, %d candidates ok, %d compile errors, %d "
-           "launch errors, %d wrong results, %d kernels not checked\n",
-           p->g->name, arch, kernels, st.ok, st.compile_error, st.launch_error,
-           st.wrong, st.skipped);
+           "launch errors, %d wrong results, %d over hardware limits, %d "
+           "kernels not checked\n", p->g->name, arch, kernels, st.ok,
+           st.compile_error, st.launch_error, st.wrong, st.resource, st.skipped);
     rc = bad ? 1 : 0;
 out:
     template_cache_free(tc);

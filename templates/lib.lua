@@ -97,8 +97,8 @@ function kg.prelude(spec)
 #define KG_GDIM(a) ((long)(a == 0 ? gridDim.x : a == 1 ? gridDim.y : gridDim.z))
 #define KG_INF __int_as_float(0x7f800000)
 #define KG_NAN __int_as_float(0x7fffffff)
-static __device__ __forceinline__ float kg_round_f16(float x) { return __half2float(__float2half_rn(x)); }
-static __device__ __forceinline__ float kg_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
+__device__ __forceinline__ float kg_round_f16(float x) { return __half2float(__float2half_rn(x)); }
+__device__ __forceinline__ float kg_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
 ]]
   end
   return [[
@@ -215,7 +215,7 @@ end
 
 -- NaN-propagating max/min (torch.maximum/minimum), for kg.binary
 function kg.minmax(spec)
-  local q = spec.backend == "cuda" and "static __device__ __forceinline__ " or ""
+  local q = spec.backend == "cuda" and "__device__ __forceinline__ " or ""
   return q .. "float kg_max(float a, float b) { return (a != a || b != b) ? a + b : (a > b ? a : b); }\n" ..
          q .. "float kg_min(float a, float b) { return (a != a || b != b) ? a + b : (a < b ? a : b); }\n"
 end
