@@ -459,8 +459,8 @@ static int check_kernel(const Options *o, const Plan *p, Kernel *k,
         Str src = {0};
         str_free(&err);
         if (template_emit(t, cfgs[lo], &src, &err)) {
-            printf("%-28s FAIL  %s (expanding %s:%d)\n", k->name, err.buf,
-                   p->g->file->path, k->line_first);
+            printf("%-28s FAIL  %s (expanding %s:%d:%d)\n", k->name, err.buf,
+                   p->g->file->path, k->nodes[0]->loc.line, k->nodes[0]->loc.col);
             st->compile_error += hi - lo;
             failed++;
             str_free(&src);

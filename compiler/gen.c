@@ -212,9 +212,9 @@ int cmd_gen(const Options *o)
             if (v == -2) {
                 Str c = {0};
                 template_cfg_str(t, cfg, &c);
-                fprintf(stderr, "kgen: error: %s (expanding %s:%d, kernel %s, "
-                        "config %s)\n", err.buf, p->g->file->path, k->line_first,
-                        k->name, c.buf ? c.buf : "");
+                fprintf(stderr, "kgen: error: %s (expanding %s:%d:%d, kernel %s, "
+                        "config %s)\n", err.buf, p->g->file->path, k->nodes[0]->loc.line,
+                        k->nodes[0]->loc.col, k->name, c.buf ? c.buf : "");
                 str_free(&c);
                 free(cfg);
                 str_free(&err);
@@ -225,8 +225,9 @@ int cmd_gen(const Options *o)
             Str src = {0};
             header(&src, t, p, k, cfg, arch);
             if (template_emit(t, cfg, &src, &err)) {
-                fprintf(stderr, "kgen: error: %s (expanding %s:%d, kernel %s)\n",
-                        err.buf, p->g->file->path, k->line_first, k->name);
+                fprintf(stderr, "kgen: error: %s (expanding %s:%d:%d, kernel %s)\n",
+                        err.buf, p->g->file->path, k->nodes[0]->loc.line,
+                        k->nodes[0]->loc.col, k->name);
                 str_free(&src);
                 free(cfg);
                 str_free(&err);

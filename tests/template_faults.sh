@@ -49,7 +49,7 @@ fi
 # B1: a runtime error in emit, with the template line and the context
 fault error 's|^function T.emit(spec, design)|function T.emit(spec, design)\n  local t = nil; local z = t.field|'
 run error_gen "templates/elementwise.lua:[0-9]*: attempt to index" "$kgen" gen "$work/m.pat" --backend opencl -o "$work/out" --templates "$work/error"
-run error_context "expanding .*m.pat:4" "$kgen" gen "$work/m.pat" --backend opencl -o "$work/out" --templates "$work/error"
+run error_context "expanding .*m.pat:4:5" "$kgen" gen "$work/m.pat" --backend opencl -o "$work/out" --templates "$work/error"
 [ -e "$work/out" ] && { echo "FAILED error_nothing_written: $work/out exists"; failed=$((failed + 1)); }
 # B2: an endless loop, also one that catches its own timeout
 fault loop 's|^function T.emit(spec, design)|function T.emit(spec, design)\n  while true do pcall(function() while true do end end) end|'
