@@ -211,10 +211,13 @@ static bool view_layout(Planner *P, Node *n, int r)
             off += n->out[i]->shape[ax] * xs[ax];
         break;
     }
-    case OP_RESHAPE:
-        if (!reshape_strides(x, xs, y, ys))
-            return false;
+    case OP_RESHAPE: {
+        int64_t st[KG_MAX_RANK];
+        if (!reshape_strides(x, xs, y, st))
+            return false;      /* a copy: y keeps its contiguous strides */
+        memcpy(ys, st, sizeof st);
         break;
+    }
     default:
         return false;
     }

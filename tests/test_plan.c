@@ -134,6 +134,8 @@ static void test_views(void **state)
     assert_int_equal(s[1], 3); assert_int_equal(s[2], 18);
     assert_int_equal(count_kind(p, K_VIEW, NULL), 3);     /* split, reshape, transpose */
     assert_int_equal(count_kind(p, K_COPY, "reshape"), 1); /* back needs a copy */
+    s = strides_of(p, g, "back", c.a);   /* a copy's output is contiguous */
+    assert_int_equal(s[0], 24); assert_int_equal(s[1], 6); assert_int_equal(s[2], 1);
     ctx_free(&c);
 }
 

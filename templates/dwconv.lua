@@ -1,0 +1,231 @@
+-- templates/dwconv.lua -- depthwise conv1d (groups == Cin == Cout).
+--
+--   y[b, c, t] = bias[c] + sum_k w[c, 0, k] * x[b, c, t * stride - padding + k * dilation]
+--
+-- with zero padding: x positions outside [0, T) read as 0.  x [B, C, T] may
+-- be any strided view (a transposed [B, T, C] tensor: channels-last); y
+-- [B, C, Tout] is contiguous.  All arithmetic is f32.
+--
+-- Design knobs:
+--   path = tile    a block computes a BC x BT tile of (channel, output time)
+--                  of one batch: the input window of the tile -- BC channels
+--                  of WIN = (BT - 1) * stride + (K - 1) * dilation + 1
+--                  positions -- is staged in shared memory first (zero
+--                  padded), read in the input's memory order (along time,
+--                  or along channels for a channels-last view) so the loads
+--                  coalesce; then each of the BC * BT / ITEMS threads
+--                  computes ITEMS outputs of one channel, BT / ITEMS apart,
+--                  with the channel's K weights in registers (K <= 32).
+--          direct  one output per thread, BLOCK threads, time fastest; the
+--                  K inputs are read straight from global memory.
+-- Tuning knobs: BT, BC, ITEMS (tile); BLOCK (direct).  A design ignores the
+-- other's knobs, which the constraints pin to their first value.
+
+local T = {
+  name = "dwconv",
+  backends = { "cuda", "opencl" },
+  design = { path = { "tile", "direct" } },
+  tuning = {
+    BT = { 32, 64, 128, 256, 512 },
+    BC = { 1, 2, 4, 8, 16, 32 },
+    ITEMS = { 1, 2, 4 },
+    BLOCK = { 64, 128, 256, 512 },
+  },
+}
+
+-- local helpers (candidates for lib.lua) -------------------------------------
+
+local function np2(n)
+  local p = 1
+  while p < n do p = p * 2 end
+  return p
+end
+
+local function argof(spec, v)
+  if not v then return nil end
+  local val = spec.values[v]
+  return val and val.arg and spec.args[val.arg] or nil
+end
+
+local function offs(arg, idx)
+  local terms = {}
+  if arg.offset ~= 0 then terms[#terms + 1] = tostring(arg.offset) .. "L" end
+  for i = 1, arg.rank do
+    local e = idx[i]
+    if arg.shape[i] ~= 1 and e and e ~= "0" then
+      local s = arg.strides[i]
+      terms[#terms + 1] = s == 1 and ("(long)(" .. e .. ")") or
+        ("(long)(" .. e .. ") * " .. s .. "L")
+    end
+  end
+  if #terms == 0 then return "0L" end
+  return table.concat(terms, " + ")
+end
+
+local function geometry(spec)
+  local n = spec.nodes[1]
+  local x, w = argof(spec, n.args[1]), argof(spec, n.args[2])
+  local bias = n.args[3] and argof(spec, n.args[3]) or nil
+  local y = argof(spec, n.results[1])
+  local a = n.attrs
+  return {
+    node = n, x = x, w = w, bias = bias, y = y,
+    B = x.shape[1], C = x.shape[2], T = x.shape[3], K = w.shape[3],
+    Tout = y.shape[3], S = a.stride or 1, P = a.padding or 0, D = a.dilation or 1,
+    groups = a.groups or 1,
+  }
+end
+
+-- the input is channels-last when its channel stride is the smaller
+local function channels_last(g)
+  local sc = g.C == 1 and math.huge or math.abs(g.x.strides[2])
+  local st = g.T == 1 and math.huge or math.abs(g.x.strides[3])
+  return sc < st
+end
+
+local MAX_STATIC = 48 * 1024     -- CUDA's static shared memory per block
+
+function T.supports(spec)
+  if #spec.nodes ~= 1 or spec.nodes[1].op ~= "conv1d" then
+    return false, "dwconv takes a kernel of one conv1d"
+  end
+  local g = geometry(spec)
+  if not (g.x and g.w and g.y) then return false, "x, w and the result must be arguments" end
+  if g.groups ~= g.C or g.y.shape[2] ~= g.C or g.w.shape[1] ~= g.C or g.w.shape[2] ~= 1 then
+    return false, "not depthwise (groups == Cin == Cout, w [C, 1, K])"
+  end
+  for _, a in ipairs({ g.x, g.w, g.y, g.bias }) do
+    if a.dtype ~= "f32" and a.dtype ~= "f16" and a.dtype ~= "bf16" then
+      return false, "dtype " .. a.dtype .. " is not a float type"
+    end
+  end
+  return true
+end
+
+function T.constraints(spec, cfg)
+  local g = geometry(spec)
+  local first = T.tuning
+  if cfg.path == "direct" then
+    if cfg.BT ~= first.BT[1] or cfg.BC ~= first.BC[1] or cfg.ITEMS ~= first.ITEMS[1] then
+      return false, "BT, BC and ITEMS are tile's knobs"
+    end
+    if cfg.BLOCK > spec.limits.threads then return false, "BLOCK over the device's threads" end
+    if cfg.BLOCK > 64 and cfg.BLOCK > np2(g.B * g.C * g.Tout) then
+      return false, "BLOCK beyond the outputs"
+    end
+    return true
+  end
+  if cfg.BLOCK ~= first.BLOCK[1] then return false, "BLOCK is direct's knob" end
+  if g.K > 32 then return false, "more than 32 taps for registers" end
+  local nt = cfg.BC * cfg.BT // cfg.ITEMS
+  if cfg.ITEMS > cfg.BT then return false, "ITEMS over BT" end
+  if nt > spec.limits.threads then return false, "BC * BT / ITEMS over the device's threads" end
+  if nt < 32 then return false, "fewer than 32 threads" end
+  if cfg.BT > 32 and cfg.BT > np2(g.Tout) then return false, "BT beyond Tout" end
+  if cfg.BC > 1 and cfg.BC > np2(g.C) then return false, "BC beyond C" end
+  local win = (cfg.BT - 1) * g.S + (g.K - 1) * g.D + 1
+  local bytes = cfg.BC * win * 4
+  local lim = spec.limits.smem
+  if spec.backend == "cuda" and lim > MAX_STATIC then lim = MAX_STATIC end
+  if bytes > lim then return false, "the window is over the shared memory" end
+  return true
+end
+
+function T.launch(spec, cfg)
+  local g = geometry(spec)
+  if cfg.path == "direct" then
+    return { grid = { math.max(1, kg.cdiv(g.B * g.C * g.Tout, cfg.BLOCK)), 1, 1 },
+             block = { cfg.BLOCK, 1, 1 }, smem = 0 }
+  end
+  local blocks = g.B * kg.cdiv(g.C, cfg.BC) * kg.cdiv(g.Tout, cfg.BT)
+  return { grid = { blocks, 1, 1 }, block = { cfg.BC * cfg.BT // cfg.ITEMS, 1, 1 }, smem = 0 }
+end
+
+local function emit_direct(spec, g)
+  local x, w, y, bias = g.x, g.w, g.y, g.bias
+  local L = {}
+  local function add(s) L[#L + 1] = s end
+  add("  const long i = KG_BID(0) * BLOCK + KG_TID(0);")
+  add(string.format("  if (i >= %dL) return;", g.B * g.C * g.Tout))
+  add(string.format("  const long t = i %% %dL;", g.Tout))
+  add(string.format("  const long c = (i / %dL) %% %dL;", g.Tout, g.C))
+  add(string.format("  const long b = i / %dL;", g.Tout * g.C))
+  add(string.format("  float acc = %s;", bias and kg.load(spec, bias.dtype, bias.cname, offs(bias, { "c" })) or "0.0f"))
+  add(string.format("  const long p0 = t * %dL - %dL;", g.S, g.P))
+  add(string.format("  for (int k = 0; k < %d; k++) {", g.K))
+  add(string.format("    long p = p0 + (long)k * %dL;", g.D))
+  add(string.format("    if (p >= 0 && p < %dL) acc += %s * %s;", g.T,
+    kg.load(spec, w.dtype, w.cname, offs(w, { "c", "0", "k" })),
+    kg.load(spec, x.dtype, x.cname, offs(x, { "b", "c", "p" }))))
+  add("  }")
+  add("  " .. kg.store(spec, y.dtype, y.cname, "i", "acc"))
+  return table.concat(L, "\n")
+end
+
+local function emit_tile(spec, g)
+  local x, w, y, bias = g.x, g.w, g.y, g.bias
+  local L = {}
+  local function add(s) L[#L + 1] = s end
+  add(string.format("#define WIN ((BT - 1) * %d + %d)", g.S, (g.K - 1) * g.D + 1))
+  add("#define NT (BC * BT / ITEMS)")
+  add("  KG_SHARED float win[BC * WIN];")
+  add("  const int tid = (int)KG_TID(0);")
+  add("  long bid = KG_BID(0);")
+  add(string.format("  const long tb = bid %% ((%dL + BT - 1) / BT); bid /= (%dL + BT - 1) / BT;", g.Tout, g.Tout))
+  add(string.format("  const long cb = bid %% ((%dL + BC - 1) / BC);", g.C))
+  add(string.format("  const long b = bid / ((%dL + BC - 1) / BC);", g.C))
+  add("  const long t0 = tb * BT, c0 = cb * BC;")
+  add(string.format("  const long p0 = t0 * %dL - %dL;", g.S, g.P))
+  -- stage the window, in the input's memory order
+  add("  for (int e = tid; e < BC * WIN; e += NT) {")
+  if channels_last(g) then
+    add("    const int ci = e % BC, wi = e / BC;")
+  else
+    add("    const int ci = e / WIN, wi = e % WIN;")
+  end
+  add("    const long c = c0 + ci, p = p0 + wi;")
+  add(string.format("    win[ci * WIN + wi] = (c < %dL && p >= 0 && p < %dL) ? %s : 0.0f;",
+    g.C, g.T, kg.load(spec, x.dtype, x.cname, offs(x, { "b", "c", "p" }))))
+  add("  }")
+  add("  KG_BARRIER();")
+  add("  const int ci = tid / (BT / ITEMS), ti = tid % (BT / ITEMS);")
+  add("  const long c = c0 + ci;")
+  add(string.format("  if (c >= %dL) return;", g.C))
+  add(string.format("  float wk[%d];", g.K))
+  add(string.format("  for (int k = 0; k < %d; k++) wk[k] = %s;", g.K,
+    kg.load(spec, w.dtype, w.cname, offs(w, { "c", "0", "k" }))))
+  add(string.format("  const float bv = %s;", bias and kg.load(spec, bias.dtype, bias.cname, offs(bias, { "c" })) or "0.0f"))
+  add("  for (int it = 0; it < ITEMS; it++) {")
+  add("    const int tt = ti + it * (BT / ITEMS);")
+  add("    const long t = t0 + tt;")
+  add(string.format("    if (t < %dL) {", g.Tout))
+  add("      float acc = bv;")
+  add(string.format("      const int wb = ci * WIN + tt * %d;", g.S))
+  add(string.format("      for (int k = 0; k < %d; k++) acc += wk[k] * win[wb + k * %d];", g.K, g.D))
+  add("      " .. kg.store(spec, y.dtype, y.cname,
+    string.format("(b * %dL + c) * %dL + t", g.C, g.Tout), "acc"))
+  add("    }")
+  add("  }")
+  return table.concat(L, "\n")
+end
+
+function T.emit(spec, design)
+  local g = geometry(spec)
+  local body = design.path == "tile" and emit_tile(spec, g) or emit_direct(spec, g)
+  local out = { kg.prelude(spec) }
+  out[#out + 1] = kg.comment(string.format(
+    "depthwise conv1d: B %d, C %d, T %d -> %d, K %d, stride %d, padding %d, dilation %d%s%s",
+    g.B, g.C, g.T, g.Tout, g.K, g.S, g.P, g.D, g.bias and ", bias" or "",
+    channels_last(g) and ", channels-last input" or ""))
+  out[#out + 1] = kg.line()
+  out[#out + 1] = string.format([[
+KG_KERNEL void %s(
+    %s)
+{
+%s
+}
+]], spec.kernel, kg.params(spec), body)
+  return table.concat(out, "\n")
+end
+
+return T

@@ -1,0 +1,394 @@
+-- templates/rownorm.lua -- softmax, layernorm and rmsnorm over one axis.
+--
+-- The input x is seen as NROWS rows of N elements along the normalised axis
+-- (spec.nodes[1].attrs.axis): a row's elements are N apart by that axis's
+-- stride, so a row need not be the last axis and x may be any strided view.
+-- TPR threads (a power of two) share one row and BLOCK / TPR rows share a
+-- block: thread tid works on row blockIdx * (BLOCK / TPR) + tid / TPR and
+-- visits the row's elements lane, lane + TPR, ... (lane = tid % TPR).  Per
+-- row statistics are combined across the TPR threads with a tree in shared
+-- memory (KG_SHARED, KG_BARRIER) or, on CUDA, with warp shuffles
+-- (__shfl_xor_sync, then one shared-memory step across the warps of a row
+-- when TPR > 32).  With TPR = 1 a thread owns a whole row; for a row that
+-- is not the last axis consecutive threads then read consecutive memory.
+--
+-- Design knobs:
+--   path = twopass  softmax: max, then sum of exp(x - max), then write;
+--                   layernorm: mean, then the biased variance sum((x-mean)^2)/N;
+--                   rmsnorm: mean of squares.  The row is read from global
+--                   memory for every pass (the passes after the first hit
+--                   the cache).
+--          onepass  softmax online (running max and rescaled sum), layernorm
+--                   with Welford's mean and M2 and Chan's merge; then one
+--                   more pass writes.  (rmsnorm has nothing to fuse: pruned.)
+--          regs     two passes over a copy of the row held in registers: the
+--                   row is read from global memory once.  NPT = ceil(N / TPR)
+--                   values per thread, at most 32.
+--   xred = smem | shfl (CUDA only)
+-- Tuning knobs: BLOCK threads per block, TPR threads per row.
+--
+-- All arithmetic is f32.  softmax of a row that is all -inf is NaN (as
+-- PyTorch: exp(-inf - -inf)); a NaN anywhere in a row makes the row NaN.
+
+local T = {
+  name = "rownorm",
+  backends = { "cuda", "opencl" },
+  design = {
+    path = { "twopass", "onepass", "regs" },
+    xred = { "smem", "shfl" },
+  },
+  tuning = {
+    BLOCK = { 32, 64, 128, 256, 512, 1024 },
+    TPR = { 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024 },
+  },
+}
+
+-- local helpers (candidates for lib.lua) -------------------------------------
+
+local function np2(n)
+  local p = 1
+  while p < n do p = p * 2 end
+  return p
+end
+
+-- the kernel argument behind spec value id v (nil when none)
+local function argof(spec, v)
+  if not v then return nil end
+  local val = spec.values[v]
+  return val and val.arg and spec.args[val.arg] or nil
+end
+
+-- offset + sum idx[i] * stride[i], idx[i] nil or "0" leaving the axis out
+local function offs(arg, idx)
+  local terms = {}
+  if arg.offset ~= 0 then terms[#terms + 1] = tostring(arg.offset) .. "L" end
+  for i = 1, arg.rank do
+    local e = idx[i]
+    if arg.shape[i] ~= 1 and e and e ~= "0" then
+      local s = arg.strides[i]
+      terms[#terms + 1] = s == 1 and ("(long)(" .. e .. ")") or
+        ("(long)(" .. e .. ") * " .. s .. "L")
+    end
+  end
+  if #terms == 0 then return "0L" end
+  return table.concat(terms, " + ")
+end
+
+-- arg as contiguous (outputs are, whatever strides the plan recorded)
+local function contig(arg)
+  local st, s = {}, 1
+  for i = arg.rank, 1, -1 do st[i] = s; s = s * arg.shape[i] end
+  return { cname = arg.cname, dtype = arg.dtype, shape = arg.shape, rank = arg.rank,
+           strides = st, offset = 0, index = arg.index, numel = arg.numel }
+end
+
+-- C lines splitting row index `row` into the axes of shape other than
+-- `axis` (1-based); returns the lines and the index expressions by axis
+local function split_row(shape, axis, row, ind)
+  local outer = {}
+  for i = 1, #shape do
+    if i ~= axis and shape[i] ~= 1 then outer[#outer + 1] = i end
+  end
+  local lines, idx = {}, {}
+  if #outer == 0 then return lines, idx end
+  lines[#lines + 1] = string.format("%slong rr = %s;", ind, row)
+  for k = #outer, 1, -1 do
+    local i = outer[k]
+    if k == 1 then
+      lines[#lines + 1] = string.format("%slong ix%d = rr;", ind, i)
+    else
+      lines[#lines + 1] = string.format("%slong ix%d = rr %% %dL; rr /= %dL;",
+        ind, i, shape[i], shape[i])
+    end
+    idx[i] = "ix" .. i
+  end
+  return lines, idx
+end
+
+-- the row geometry of the kernel
+local function geometry(spec)
+  local n = spec.nodes[1]
+  local x = argof(spec, n.args[1])
+  local y = argof(spec, n.results[1])
+  if y then y = contig(y) end
+  local axis = n.attrs.axis + 1
+  local N = x.shape[axis]
+  return { node = n, x = x, y = y, axis = axis, N = N, rows = x.numel // N }
+end
+
+-- block-wide combination of per-thread states ---------------------------------
+--
+-- vars: the state's float variables, e.g. { "m", "s" }; combine(b): C
+-- statements merging the state b.<var> (here bv_<var>) into the thread's
+-- own.  Every thread of a row ends with the same state (the row's first
+-- lane's).  All threads of the block must run this code (no early exit).
+local function reduction(spec, design, vars, combine, ind, ctype)
+  ctype = ctype or "float"
+  local L = {}
+  local function add(s) L[#L + 1] = ind .. s end
+  local b = {}
+  for _, v in ipairs(vars) do b[v] = "bv_" .. v end
+  add("#if TPR > 1")
+  if design.xred == "shfl" then
+    add("{")
+    add("  #pragma unroll")
+    add("  for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) {")
+    for _, v in ipairs(vars) do
+      add(string.format("    %s %s = __shfl_xor_sync(0xffffffffu, %s, o);", ctype, b[v], v))
+    end
+    for _, s in ipairs(combine(b)) do add("    " .. s) end
+    add("  }")
+    for _, v in ipairs(vars) do
+      add(string.format("  %s = __shfl_sync(0xffffffffu, %s, 0, TPR < 32 ? TPR : 32);", v, v))
+    end
+    add("}")
+    add("#if TPR > 32")
+    for _, v in ipairs(vars) do
+      add(string.format("if ((tid & 31) == 0) sh_%s[tid >> 5] = %s;", v, v))
+    end
+    add("KG_BARRIER();")
+    add("{")
+    add("  int w0 = (tid - lane) >> 5;")
+    for _, v in ipairs(vars) do add(string.format("  %s = sh_%s[w0];", v, v)) end
+    add("  for (int wq = 1; wq < TPR / 32; wq++) {")
+    for _, v in ipairs(vars) do
+      add(string.format("    %s %s = sh_%s[w0 + wq];", ctype, b[v], v))
+    end
+    for _, s in ipairs(combine(b)) do add("    " .. s) end
+    add("  }")
+    add("}")
+    add("KG_BARRIER();")
+    add("#endif")
+  else
+    for _, v in ipairs(vars) do add(string.format("sh_%s[tid] = %s;", v, v)) end
+    add("KG_BARRIER();")
+    add("for (int o = TPR / 2; o > 0; o >>= 1) {")
+    add("  if (lane < o) {")
+    for _, v in ipairs(vars) do
+      add(string.format("    %s %s = sh_%s[tid + o];", ctype, b[v], v))
+    end
+    for _, s in ipairs(combine(b)) do add("    " .. s) end
+    for _, v in ipairs(vars) do add(string.format("    sh_%s[tid] = %s;", v, v)) end
+    add("  }")
+    add("  KG_BARRIER();")
+    add("}")
+    for _, v in ipairs(vars) do add(string.format("%s = sh_%s[tid - lane];", v, v)) end
+    add("KG_BARRIER();")
+  end
+  add("#endif")
+  return table.concat(L, "\n")
+end
+
+-- shared arrays the reduction needs
+local function shared_decl(design, vars, ctype)
+  ctype = ctype or "float"
+  local L = {}
+  for _, v in ipairs(vars) do
+    if design.xred == "shfl" then
+      L[#L + 1] = string.format("#if TPR > 32\n  KG_SHARED %s sh_%s[BLOCK / 32];\n#endif", ctype, v)
+    else
+      L[#L + 1] = string.format("#if TPR > 1\n  KG_SHARED %s sh_%s[BLOCK];\n#endif", ctype, v)
+    end
+  end
+  return table.concat(L, "\n")
+end
+
+-- the template ------------------------------------------------------------------
+
+function T.supports(spec)
+  if #spec.nodes ~= 1 then return false, "rownorm takes a kernel of one op" end
+  local op = spec.nodes[1].op
+  if op ~= "softmax" and op ~= "layernorm" and op ~= "rmsnorm" then
+    return false, "op " .. op .. " is not softmax, layernorm or rmsnorm"
+  end
+  local g = geometry(spec)
+  if not g.x or not g.y then return false, "x and the result must be arguments" end
+  for _, a in ipairs({ g.x, g.y }) do
+    if a.dtype ~= "f32" and a.dtype ~= "f16" and a.dtype ~= "bf16" then
+      return false, "dtype " .. a.dtype .. " is not a float type"
+    end
+  end
+  return true
+end
+
+function T.constraints(spec, cfg)
+  local g = geometry(spec)
+  local lim = spec.limits.threads
+  if cfg.xred == "shfl" and spec.backend ~= "cuda" then
+    return false, "warp shuffles are CUDA only"
+  end
+  if cfg.path == "onepass" and g.node.op == "rmsnorm" then
+    return false, "rmsnorm has a single reduction: onepass is twopass"
+  end
+  if cfg.BLOCK > lim then return false, "BLOCK over the device's threads per block" end
+  if cfg.TPR > cfg.BLOCK then return false, "TPR over BLOCK" end
+  if cfg.TPR > np2(g.N) then return false, "more threads per row than elements" end
+  local npt = kg.cdiv(g.N, cfg.TPR)
+  if cfg.path == "regs" then
+    if npt > 32 then return false, "more than 32 register values per thread" end
+  elseif npt > 256 and cfg.TPR < math.min(cfg.BLOCK, spec.limits.threads) then
+    return false, "more than 256 elements per thread while TPR could grow"
+  end
+  if cfg.BLOCK > 32 and cfg.BLOCK // cfg.TPR > np2(g.rows) then
+    return false, "more rows per block than rows"
+  end
+  if cfg.xred == "shfl" and cfg.TPR == 1 then
+    return false, "TPR = 1 has nothing to shuffle"
+  end
+  return true
+end
+
+function T.launch(spec, cfg)
+  local g = geometry(spec)
+  local rpb = cfg.BLOCK // cfg.TPR
+  return { grid = { math.max(1, kg.cdiv(g.rows, rpb)), 1, 1 },
+           block = { cfg.BLOCK, 1, 1 }, smem = 0 }
+end
+
+function T.emit(spec, design)
+  local g = geometry(spec)
+  local n, x, y = g.node, g.x, g.y
+  local op = n.op
+  local cuda = spec.backend == "cuda"
+  local EXP = cuda and "expf" or "exp"
+  local SQRT = cuda and "sqrtf" or "sqrt"
+  local DEV = cuda and "static __device__ __forceinline__ " or ""
+  local gamma = (op == "layernorm" or op == "rmsnorm") and argof(spec, n.args[2]) or nil
+  local beta = op == "layernorm" and argof(spec, n.args[3]) or nil
+  local N = g.N
+
+  local split, idx = split_row(x.shape, g.axis, "row", "  ")
+  local xi, yi = {}, {}
+  for i, e in pairs(idx) do xi[i] = e; yi[i] = e end
+  local xbase, ybase = offs(x, xi), offs(y, yi)
+  xi[g.axis] = "j"; yi[g.axis] = "j"
+  -- element j of the row, relative to the row's base
+  local sx = x.shape[g.axis] == 1 and 0 or x.strides[g.axis]
+  local sy = y.shape[g.axis] == 1 and 0 or y.strides[g.axis]
+  local function xat(j) return kg.load(spec, x.dtype, x.cname, "xb + (long)(" .. j .. ") * " .. sx .. "L") end
+  local function yset(j, v) return kg.store(spec, y.dtype, y.cname, "yb + (long)(" .. j .. ") * " .. sy .. "L", v) end
+  local function gat(a, j) return kg.load(spec, a.dtype, a.cname, offs(a, { "(" .. j .. ")" })) end
+  local eps = n.attrs.eps and kg.float(n.attrs.eps) or "0.0f"
+
+  -- the row's elements as a loop: body(jexpr, vexpr) -> statements
+  local function each(body, ind)
+    ind = ind or "  "
+    if design.path == "regs" then
+      return string.format("%s#pragma unroll\n%sfor (int k = 0; k < NPT; k++) {\n%s  long j = lane + (long)k * TPR;\n%s  if (valid && j < %dL) { %s }\n%s}",
+        ind, ind, ind, ind, N, body("j", "v[k]"), ind)
+    end
+    return string.format("%sif (valid) for (long j = lane; j < %dL; j += TPR) {\n%s  float xv = %s;\n%s  %s\n%s}",
+      ind, N, ind, xat("j"), ind, body("j", "xv"), ind)
+  end
+
+  local helpers = {}
+  local decl = {}
+  local body = {}
+  local function B(s) body[#body + 1] = s end
+
+  if design.path == "regs" then
+    B("  float v[NPT];")
+    B("  #pragma unroll")
+    B("  for (int k = 0; k < NPT; k++) {")
+    B("    long j = lane + (long)k * TPR;")
+    B(string.format("    v[k] = (valid && j < %dL) ? %s : 0.0f;", N, xat("j")))
+    B("  }")
+  end
+
+  local sum2 = function(v) return function(b) return { v .. " += " .. b[v] .. ";" } end end
+
+  if op == "softmax" then
+    helpers[#helpers + 1] = DEV .. "float rn_max(float a, float b) { return (a != a || b != b) ? a + b : (a > b ? a : b); }"
+    if design.path == "onepass" then
+      -- exp(a - m), 0 for a = -inf (so an empty or -inf partial adds nothing)
+      helpers[#helpers + 1] = DEV .. string.format("float rn_scale(float a, float m) { return a == -KG_INF ? 0.0f : %s(a - m); }", EXP)
+      decl[#decl + 1] = shared_decl(design, { "m", "s" })
+      B("  float m = -KG_INF, s = 0.0f;")
+      B(each(function(j, xv)
+        return string.format("float mn = rn_max(m, %s); s = s * rn_scale(m, mn) + rn_scale(%s, mn); m = mn;", xv, xv)
+      end))
+      B(reduction(spec, design, { "m", "s" }, function(b)
+        return { string.format("{ float mn = rn_max(m, %s); s = s * rn_scale(m, mn) + %s * rn_scale(%s, mn); m = mn; }",
+          b.m, b.s, b.m) }
+      end, "  "))
+    else
+      decl[#decl + 1] = shared_decl(design, { "m" })
+      decl[#decl + 1] = shared_decl(design, { "s" })
+      B("  float m = -KG_INF;")
+      B(each(function(j, xv) return string.format("m = rn_max(m, %s);", xv) end))
+      B(reduction(spec, design, { "m" }, function(b)
+        return { string.format("m = rn_max(m, %s);", b.m) } end, "  "))
+      B("  float s = 0.0f;")
+      B(each(function(j, xv) return string.format("s += %s(%s - m);", EXP, xv) end))
+      B(reduction(spec, design, { "s" }, sum2("s"), "  "))
+    end
+    B(each(function(j, xv) return yset(j, string.format("%s(%s - m) / s", EXP, xv)) end))
+  elseif op == "layernorm" then
+    if design.path == "onepass" then
+      decl[#decl + 1] = shared_decl(design, { "c", "mu", "m2" })
+      B("  float c = 0.0f, mu = 0.0f, m2 = 0.0f;")
+      B(each(function(j, xv)
+        return string.format("c += 1.0f; { float d = %s - mu; mu += d / c; m2 += d * (%s - mu); }", xv, xv)
+      end))
+      B(reduction(spec, design, { "c", "mu", "m2" }, function(b)
+        return { string.format("if (%s > 0.0f) { float nc = c + %s; float d = %s - mu; float f = %s / nc; mu += d * f; m2 += %s + d * d * c * f; c = nc; }",
+          b.c, b.c, b.mu, b.c, b.m2) }
+      end, "  "))
+      B(string.format("  float var = m2 / %s;", kg.float(N)))
+    else
+      decl[#decl + 1] = shared_decl(design, { "s" })
+      decl[#decl + 1] = shared_decl(design, { "q" })
+      B("  float s = 0.0f;")
+      B(each(function(j, xv) return string.format("s += %s;", xv) end))
+      B(reduction(spec, design, { "s" }, sum2("s"), "  "))
+      B(string.format("  float mu = s / %s;", kg.float(N)))
+      B("  float q = 0.0f;")
+      B(each(function(j, xv) return string.format("{ float d = %s - mu; q += d * d; }", xv) end))
+      B(reduction(spec, design, { "q" }, sum2("q"), "  "))
+      B(string.format("  float var = q / %s;", kg.float(N)))
+    end
+    B(string.format("  float rs = 1.0f / %s(var + %s);", SQRT, eps))
+    B(each(function(j, xv)
+      local e = string.format("(%s - mu) * rs", xv)
+      if gamma then e = e .. " * " .. gat(gamma, j) end
+      if beta then e = e .. " + " .. gat(beta, j) end
+      return yset(j, e)
+    end))
+  else -- rmsnorm
+    decl[#decl + 1] = shared_decl(design, { "q" })
+    B("  float q = 0.0f;")
+    B(each(function(j, xv) return string.format("q += %s * %s;", xv, xv) end))
+    B(reduction(spec, design, { "q" }, sum2("q"), "  "))
+    B(string.format("  float rs = 1.0f / %s(q / %s + %s);", SQRT, kg.float(N), eps))
+    B(each(function(j, xv)
+      local e = string.format("%s * rs", xv)
+      if gamma then e = e .. " * " .. gat(gamma, j) end
+      return yset(j, e)
+    end))
+  end
+
+  local out = { kg.prelude(spec) }
+  out[#out + 1] = kg.comment(string.format("%s over axis %d: %d rows of %d", op, g.axis - 1, g.rows, N))
+  out[#out + 1] = string.format("#define NPT ((%d + TPR - 1) / TPR)", N)
+  for _, h in ipairs(helpers) do out[#out + 1] = h end
+  out[#out + 1] = kg.line()
+  out[#out + 1] = string.format([[
+KG_KERNEL void %s(
+    %s)
+{
+%s
+  const int tid = (int)KG_TID(0);
+  const int lane = tid %% TPR;
+  const long row = KG_BID(0) * (BLOCK / TPR) + tid / TPR;
+  const int valid = row < %dL;
+%s
+  const long xb = %s;
+  const long yb = %s;
+%s
+}
+]], spec.kernel, kg.params(spec), table.concat(decl, "\n"), g.rows,
+    table.concat(split, "\n"), xbase, ybase, table.concat(body, "\n"))
+  return table.concat(out, "\n")
+end
+
+return T
