@@ -1,0 +1,1028 @@
+-- templates/gemm.lua -- every kernel whose template is "gemm": linear, matmul
+-- and conv1d (implicit GEMM), and the fused patterns ln_gemm_gelu,
+-- gated_tanh_residual and gemm_glu.
+--
+-- The problem.  Every kernel is C[z, m, n] = sum_k A[z, m, k] * B[z, n, k]
+-- followed by an epilogue, with z a batch (matmul's broadcast batch axes,
+-- conv1d's groups), M rows, N columns and K the reduction.  analyze() turns
+-- the spec into that form: an A and a B operand -- each a function from
+-- (z, row, k) to a float expression, read through the arguments' strides and
+-- offsets, so views (transposes, splits) cost nothing -- and an epilogue from
+-- (z, m, n, accumulator) to stores.  The operands are
+--   strided   x[z, r, k] = x[off + lin(z) + lin(r) + lin(k)] (linear, matmul,
+--             conv1d with kernel 1 and no padding, the weights)
+--   conv      the implicit-GEMM view of conv1d: row r = (b, t), k = (ci, kk),
+--             reads x[b, g*Cin/G + ci, t*stride - padding + kk*dilation],
+--             zero outside [0, T)
+--   gated     sigmoid(y[b, c, t]) * tanh(y[b, C + c, t]) (the prologue of
+--             gated_tanh_residual), read channel-first through strides
+--   ln        LayerNorm of x over K (ln_gemm_gelu, design ln=prepass):
+--             (x - mean[m]) * rstd[m] * gamma[k] + beta[k]
+-- and with ln=fold the A operand stays raw x and B becomes w' = w * gamma:
+-- the K loop also accumulates each row's sum and sum of squares and each
+-- column's sum_k w'[n,k] and sum_k beta[k]*w[n,k], and the epilogue applies
+--   out = rstd * (acc - mean * sum_k w'[n,k]) + sum_k beta[k] w[n,k] + b[n]
+-- (simt: each thread keeps the sums of its own rows and columns in
+-- registers and scales B as it multiplies; mma: a pass over the stage in
+-- shared memory sums rows and columns and scales the B tile in place,
+-- rounding w' to the storage type so the sums match what the mma sees).
+-- gemm_glu's B rows are arranged so that each thread holds column n of the
+-- value half and column N+n of the gate half (the 2N-wide intermediate is
+-- never stored): a tile of BN columns covers BN/2 output columns.
+--
+-- Two paths (design knob `path`):
+--   simt  portable tiled FMA GEMM: A and B tiles of BK columns in shared
+--         memory as float, (BM/TM) x (BN/TN) threads each computing TM x TN
+--         outputs.  OpenCL, f32, and everything else.
+--   mma   CUDA sm_80+, f16/bf16: mma.sync m16n8k16 tensor cores (inline
+--         PTX) with ldmatrix fragments and fp32 accumulation; WM x WN warps
+--         each computing a (BM/WM) x (BN/WN) warp tile; a STAGES-deep ring of
+--         shared-memory tiles ([row][BK + 8] halves, padded so ldmatrix is
+--         conflict-free) filled by cp.async (16 bytes, zero-filled at the
+--         edges) when the operand is contiguous and 16-byte aligned along K,
+--         else by a register path (load, compute the prologue, convert,
+--         store).
+-- Design knob `ln`: "none" for every kernel but ln_gemm_gelu, which takes
+-- "prepass" (per-row mean/rstd computed by each block before its K loop,
+-- two-pass for accuracy) or "fold" (above).
+--
+-- Arithmetic is f32 whatever the storage; loads and stores are
+-- bounds-checked (zero fill), so no shape needs to be a tile multiple.
+
+local T = {
+  name = "gemm",
+  backends = { "cuda", "opencl" },
+  design = {
+    ln = { "none", "prepass", "fold" },
+    path = { "mma", "simt" },
+  },
+  tuning = {
+    BM = { 16, 32, 64, 128, 256 },
+    BN = { 16, 32, 64, 128, 256 },
+    BK = { 8, 16, 32, 64 },
+    TM = { 1, 2, 4, 8 },          -- simt: rows per thread
+    TN = { 1, 2, 4, 8 },          -- simt: columns per thread
+    WM = { 1, 2, 4 },             -- mma: warps along M
+    WN = { 1, 2, 4 },             -- mma: warps along N
+    STAGES = { 1, 2, 3, 4 },      -- mma: shared-memory pipeline depth (simt: 1)
+  },
+}
+
+-- small helpers -------------------------------------------------------------
+
+local function lit(n) return string.format("%dL", n) end
+
+-- substitute $name in s from t (every name must be present)
+local function fill(s, t)
+  return (s:gsub("%$([%a_][%w_]*)", function(k)
+    local v = t[k]
+    if v == nil then error("fill: no value for $" .. k, 2) end
+    return tostring(v)
+  end))
+end
+
+-- index dims {size, stride} (outer to inner): drop size-1 axes, merge axes
+-- that are contiguous with each other
+local function merge(dims)
+  local out = {}
+  for _, d in ipairs(dims) do
+    local size, stride = d[1], d[2]
+    if size ~= 1 then
+      local last = out[#out]
+      if last and last[2] == size * stride then
+        last[1], last[2] = last[1] * size, stride
+      else
+        out[#out + 1] = { size, stride }
+      end
+    end
+  end
+  return out
+end
+
+-- the terms of sum_i digit_i(e) * stride_i for e split over dims (e is
+-- assumed in range, so the outermost digit needs no modulo)
+local function lin(e, dims, terms)
+  local prod = 1
+  for i = #dims, 1, -1 do
+    local size, stride = dims[i][1], dims[i][2]
+    if stride ~= 0 then
+      local d
+      if i == 1 then
+        d = prod == 1 and e or ("(" .. e .. ") / " .. lit(prod))
+      elseif prod == 1 then
+        d = "(" .. e .. ") % " .. lit(size)
+      else
+        d = "(" .. e .. ") / " .. lit(prod) .. " % " .. lit(size)
+      end
+      terms[#terms + 1] = stride == 1 and "(" .. d .. ")" or
+        "(" .. d .. ") * " .. lit(stride)
+    end
+    prod = prod * size
+  end
+  return terms
+end
+
+-- a map: element (z, r, c) of an argument at
+--   off + lin(z, zd) + lin(r, rd) + lin(c, cd)
+local function map(arg, zd, rd, cd, off)
+  return { arg = arg, off = (off or 0) + arg.offset, zd = merge(zd),
+           rd = merge(rd), cd = merge(cd) }
+end
+
+local function addr(mp, z, r, c)
+  local t = {}
+  if mp.off ~= 0 then t[1] = lit(mp.off) end
+  lin(z, mp.zd, t)
+  lin(r, mp.rd, t)
+  lin(c, mp.cd, t)
+  if #t == 0 then return "0L" end
+  return table.concat(t, " + ")
+end
+
+-- all strides of a map's z and row axes and its offset multiples of q, and
+-- its column axes one contiguous run
+local function aligned(mp, q)
+  if mp.off % q ~= 0 then return false end
+  for _, d in ipairs(mp.zd) do if d[2] % q ~= 0 then return false end end
+  for _, d in ipairs(mp.rd) do if d[2] % q ~= 0 then return false end end
+  return #mp.cd == 0 or (#mp.cd == 1 and mp.cd[1][2] == 1)
+end
+
+-- is the innermost column stride 1 (loads along k coalesce)?
+local function kcontig(mp)
+  local n = #mp.cd
+  return n == 0 or mp.cd[n][2] == 1
+end
+
+local function prod(shape, i, j)
+  local p = 1
+  for q = i, j do p = p * shape[q] end
+  return p
+end
+
+-- the analysis: spec -> problem -----------------------------------------------
+
+local function argof(spec, vid)
+  local v = spec.values[vid]
+  return v and v.arg and spec.args[v.arg] or nil
+end
+
+-- leading (row) dims of an argument: axes i..j
+local function dims_of(a, i, j)
+  local d = {}
+  for q = i, j do d[#d + 1] = { a.shape[q], a.strides[q] } end
+  return d
+end
+
+local float_dt = { f32 = true, f16 = true, bf16 = true }
+
+local function strided(mp)
+  return { kind = "strided", mp = mp, fast_ok = true, kfast = kcontig(mp) }
+end
+
+local function analyze_linear(spec, n, P)
+  local x, w = argof(spec, n.args[1]), argof(spec, n.args[2])
+  local b = n.args[3] and argof(spec, n.args[3]) or nil
+  local o = argof(spec, n.results[1])
+  if not (x and w and o) then return "operands are not kernel arguments" end
+  if w.rank ~= 2 then return "linear weight of rank " .. w.rank end
+  local K, N = x.shape[x.rank], w.shape[1]
+  P.M, P.N, P.K, P.Z = x.numel // K, N, K, 1
+  P.A = strided(map(x, {}, dims_of(x, 1, x.rank - 1), { { K, x.strides[x.rank] } }))
+  P.B = strided(map(w, {}, { { N, w.strides[1] } }, { { K, w.strides[2] } }))
+  P.out = map(o, {}, dims_of(o, 1, o.rank - 1), { { N, o.strides[o.rank] } })
+  if b then P.bias = map(b, {}, {}, { { N, b.strides[1] } }) end
+  P.epi = "plain"
+end
+
+local function analyze_matmul(spec, n, P)
+  local a, b = argof(spec, n.args[1]), argof(spec, n.args[2])
+  local o = argof(spec, n.results[1])
+  if not (a and b and o) then return "operands are not kernel arguments" end
+  local ar, br = a.rank, b.rank
+  local M = ar >= 2 and a.shape[ar - 1] or 1
+  local K = a.shape[ar]
+  local N = br >= 2 and b.shape[br] or 1
+  local nb = o.rank - (ar >= 2 and 1 or 0) - (br >= 2 and 1 or 0)
+  local za, zb, zo = {}, {}, {}
+  local anb, bnb = math.max(ar - 2, 0), math.max(br - 2, 0)
+  for j = 1, nb do
+    local size = o.shape[j]
+    local ja, jb = j - (nb - anb), j - (nb - bnb)
+    za[j] = { size, (ja >= 1 and a.shape[ja] ~= 1) and a.strides[ja] or 0 }
+    zb[j] = { size, (jb >= 1 and b.shape[jb] ~= 1) and b.strides[jb] or 0 }
+    zo[j] = { size, o.strides[j] }
+  end
+  P.M, P.N, P.K, P.Z = M, N, K, prod(o.shape, 1, nb)
+  P.A = strided(map(a, za, ar >= 2 and { { M, a.strides[ar - 1] } } or {},
+    { { K, a.strides[ar] } }))
+  P.B = strided(map(b, zb, br >= 2 and { { N, b.strides[br] } } or {},
+    { { K, b.strides[br >= 2 and br - 1 or 1] } }))
+  local om = ar >= 2 and { { M, o.strides[nb + 1] } } or {}
+  local on = br >= 2 and { { N, o.strides[o.rank] } } or {}
+  P.out = map(o, zo, om, on)
+  P.epi = "plain"
+end
+
+local function analyze_conv(spec, n, P)
+  local x, w = argof(spec, n.args[1]), argof(spec, n.args[2])
+  local b = n.args[3] and argof(spec, n.args[3]) or nil
+  local o = argof(spec, n.results[1])
+  if not (x and w and o) then return "operands are not kernel arguments" end
+  if x.rank ~= 3 or w.rank ~= 3 or o.rank ~= 3 then return "conv1d needs rank-3 operands" end
+  local at = n.attrs
+  local stride, pad, dil, G = at.stride or 1, at.padding or 0, at.dilation or 1, at.groups or 1
+  local Bn, Cin, Tin = x.shape[1], x.shape[2], x.shape[3]
+  local Cout, Cig, KS = w.shape[1], w.shape[2], w.shape[3]
+  local Tout = o.shape[3]
+  local Cog = Cout // G
+  local sxB, sxC, sxT = x.strides[1], x.strides[2], x.strides[3]
+  P.M, P.N, P.K, P.Z = Bn * Tout, Cog, Cig * KS, G
+  if KS == 1 and pad == 0 then
+    P.A = strided(map(x, { { G, Cig * sxC } }, { { Bn, sxB }, { Tout, stride * sxT } },
+      { { Cig, sxC } }))
+  else
+    P.A = { kind = "conv", x = x, off = x.offset, sxB = sxB, sxC = sxC, sxT = sxT,
+            Tin = Tin, Tout = Tout, Cig = Cig, KS = KS, stride = stride, pad = pad,
+            dil = dil, kfast = false }
+  end
+  P.B = strided(map(w, { { G, Cog * w.strides[1] } }, { { Cog, w.strides[1] } },
+    { { Cig, w.strides[2] }, { KS, w.strides[3] } }))
+  P.out = map(o, { { G, Cog * o.strides[2] } }, { { Bn, o.strides[1] }, { Tout, o.strides[3] } },
+    { { Cog, o.strides[2] } })
+  if b then P.bias = map(b, { { G, Cog * b.strides[1] } }, {}, { { Cog, b.strides[1] } }) end
+  P.epi = "plain"
+end
+
+local function need(bind, names)
+  for _, k in ipairs(names) do
+    if not bind[k] then return "pattern binding '" .. k .. "' is missing" end
+  end
+end
+
+local function analyze_fused(spec, P)
+  local bd, d = spec.bind, spec.dims
+  if spec.pattern == "gemm_glu" then
+    local e = need(bd, { "x", "w", "b", "out" }); if e then return e end
+    local x, w, b, o = bd.x, bd.w, bd.b, bd.out
+    local N, K = d.N, d.K
+    P.M, P.N, P.K, P.Z = d.B * d.M, N, K, 1
+    P.A = strided(map(x, {}, dims_of(x, 1, 2), { { K, x.strides[3] } }))
+    P.B = strided(map(w, {}, { { 2 * N, w.strides[1] } }, { { K, w.strides[2] } }))
+    P.glu = true
+    P.act = spec.ops.ACT
+    P.bias = map(b, {}, {}, { { 2 * N, b.strides[1] } })
+    P.out = map(o, {}, dims_of(o, 1, 2), { { N, o.strides[3] } })
+    P.epi = "glu"
+  elseif spec.pattern == "ln_gemm_gelu" then
+    local e = need(bd, { "x", "gamma", "beta", "w", "b", "out" }); if e then return e end
+    local x, w, b, o = bd.x, bd.w, bd.b, bd.out
+    local N, K = d.N, d.K
+    P.M, P.N, P.K, P.Z = d.B * d.M, N, K, 1
+    local raw = map(x, {}, dims_of(x, 1, 2), { { K, x.strides[3] } })
+    P.A = { kind = "ln", mp = raw, raw = strided(raw), kfast = kcontig(raw) }
+    P.B = strided(map(w, {}, { { N, w.strides[1] } }, { { K, w.strides[2] } }))
+    P.ln = { gamma = map(bd.gamma, {}, {}, { { K, bd.gamma.strides[1] } }),
+             beta = map(bd.beta, {}, {}, { { K, bd.beta.strides[1] } }),
+             eps = spec.params.eps or 1e-5 }
+    P.approximate = spec.params.approximate or "none"
+    P.bias = map(b, {}, {}, { { N, b.strides[1] } })
+    P.out = map(o, {}, dims_of(o, 1, 2), { { N, o.strides[3] } })
+    P.epi = "gelu"
+  elseif spec.pattern == "gated_tanh_residual" then
+    local e = need(bd, { "x", "y", "w", "b", "out", "skip" }); if e then return e end
+    local x, y, w, b = bd.x, bd.y, bd.w, bd.b
+    local Bn, C, Tn = d.B, d.C, d.T
+    P.M, P.N, P.K, P.Z = Bn * Tn, 2 * C, C, 1
+    local rows = { { Bn, y.strides[1] }, { Tn, y.strides[3] } }
+    P.A = { kind = "gated", gate = map(y, {}, rows, { { C, y.strides[2] } }),
+            filt = map(y, {}, rows, { { C, y.strides[2] } }, C * y.strides[2]),
+            kfast = false }
+    P.B = strided(map(w, {}, { { 2 * C, w.strides[1] } }, { { C, w.strides[2] } }))
+    P.bias = map(b, {}, {}, { { 2 * C, b.strides[1] } })
+    local function cf(a) return map(a, {}, { { Bn, a.strides[1] }, { Tn, a.strides[3] } },
+      { { C, a.strides[2] } }) end
+    P.res = cf(x)
+    P.out = cf(bd.out)
+    P.skip = cf(bd.skip)
+    P.C = C
+    P.scale = spec.params.scale
+    P.epi = "gated"
+  else
+    return "pattern " .. tostring(spec.pattern) .. " is not a GEMM this template knows"
+  end
+end
+
+local cache = setmetatable({}, { __mode = "k" })
+
+local function analyze(spec)
+  local P = cache[spec]
+  if P then return P end
+  P = {}
+  local err
+  if spec.kind == "fused" then
+    err = analyze_fused(spec, P)
+  elseif #spec.nodes ~= 1 then
+    err = "expected one contraction node, got " .. #spec.nodes
+  else
+    local n = spec.nodes[1]
+    if n.op == "linear" then err = analyze_linear(spec, n, P)
+    elseif n.op == "matmul" then err = analyze_matmul(spec, n, P)
+    elseif n.op == "conv1d" then err = analyze_conv(spec, n, P)
+    else err = "op " .. n.op .. " is not a contraction" end
+  end
+  if not err then
+    P.dt = spec.args[1].dtype
+    for _, a in ipairs(spec.args) do
+      if not float_dt[a.dtype] then err = "dtype " .. a.dtype .. " of " .. a.cname end
+      if a.dtype ~= P.dt then err = "mixed dtypes" end
+    end
+  end
+  P.err = err
+  cache[spec] = P
+  return P
+end
+
+-- the interface --------------------------------------------------------------
+
+function T.supports(spec)
+  local P = analyze(spec)
+  if P.err then return false, P.err end
+  return true
+end
+
+local function sm_of(spec)
+  return tonumber(spec.arch:match("^sm_(%d+)")) or 0
+end
+
+-- a tile of t along a dimension of d is pointless when half of it covers d
+local function fits(t, d, smallest)
+  return t == smallest or t < 2 * d
+end
+
+-- shared memory of the LayerNorm state: prepass mean/rstd and partial
+-- sums; fold's row and column sums (mma; simt keeps them in registers)
+local function ln_extra(P, cfg, nt)
+  if cfg.ln == "prepass" then return 4 * (2 * cfg.BM + math.max(nt, cfg.BM)) end
+  if cfg.ln == "fold" and cfg.path == "mma" then return 4 * (2 * cfg.BM + 2 * cfg.BN) end
+  return 0
+end
+
+local function threads(cfg)
+  if cfg.path == "mma" then return 32 * cfg.WM * cfg.WN end
+  return (cfg.BM // cfg.TM) * (cfg.BN // cfg.TN)
+end
+
+function T.constraints(spec, cfg)
+  local P = analyze(spec)
+  if P.err then return false, P.err end
+  if P.ln then
+    if cfg.ln == "none" then return false, "ln_gemm_gelu needs ln=prepass or ln=fold" end
+  elseif cfg.ln ~= "none" then
+    return false, "ln applies to ln_gemm_gelu only"
+  end
+  local BM, BN, BK = cfg.BM, cfg.BN, cfg.BK
+  local nt = threads(cfg)
+  if nt > spec.limits.threads then return false, "more threads than the device allows" end
+  local ncols = P.glu and 2 * P.N or P.N
+  if cfg.path == "mma" then
+    if spec.backend ~= "cuda" then return false, "mma is CUDA only" end
+    if sm_of(spec) < 80 then return false, "mma.sync m16n8k16 needs sm_80" end
+    if P.dt ~= "f16" and P.dt ~= "bf16" then return false, "tensor cores need f16 or bf16" end
+    if cfg.TM ~= 1 or cfg.TN ~= 1 then return false, "TM, TN are simt knobs" end
+    if cfg.STAGES < 2 then return false, "mma pipelines at least 2 stages" end
+    if cfg.STAGES > 2 and cfg.STAGES > kg.cdiv(P.K, BK) + 1 then
+      return false, "more stages than K tiles to fill them"
+    end
+    if BK < 16 then return false, "BK below the mma k of 16" end
+    if BM % (16 * cfg.WM) ~= 0 then return false, "warp tile rows not a multiple of 16" end
+    if BN % (16 * cfg.WN) ~= 0 then return false, "warp tile columns not a multiple of 16" end
+    local acc = (BM // cfg.WM // 16) * (BN // cfg.WN // 8) * 4
+    if acc > 128 then return false, "more than 128 accumulators per thread" end
+    local smem = cfg.STAGES * (BM + BN) * (BK + 8) * 2 + ln_extra(P, cfg, nt)
+    if smem > spec.limits.smem then return false, "shared memory over the limit" end
+    if not fits(BM, P.M, 16) then return false, "BM larger than M needs" end
+    if not fits(BN, ncols, 16) then return false, "BN larger than N needs" end
+    if not fits(BK, P.K, 16) then return false, "BK larger than K needs" end
+  else
+    if cfg.WM ~= 1 or cfg.WN ~= 1 then return false, "WM, WN are mma knobs" end
+    if cfg.STAGES ~= 1 then return false, "simt is single-stage" end
+    if BM % cfg.TM ~= 0 or BN % cfg.TN ~= 0 then return false, "TM/TN do not divide the tile" end
+    if P.glu and cfg.TN % 2 ~= 0 then return false, "gemm_glu pairs columns: TN even" end
+    if nt < 32 then return false, "fewer than 32 threads" end
+    if nt > 256 then return false, "simt blocks stay within 256 threads (registers)" end
+    local smem = 4 * BK * (BM + 1 + BN + 1) + ln_extra(P, cfg, nt)
+    local cap = spec.limits.smem
+    if spec.backend == "cuda" then cap = math.min(cap, 49152) end
+    if smem > cap then return false, "shared memory over the limit" end
+    if not fits(BM, P.M, 16) then return false, "BM larger than M needs" end
+    if not fits(BN, ncols, 16) then return false, "BN larger than N needs" end
+    if not fits(BK, P.K, 8) then return false, "BK larger than K needs" end
+  end
+  return true
+end
+
+function T.launch(spec, cfg)
+  local P = analyze(spec)
+  local bnl = P.glu and cfg.BN // 2 or cfg.BN
+  local tiles = kg.cdiv(P.M, cfg.BM) * kg.cdiv(P.N, bnl)
+  local smem = 0
+  if cfg.path == "mma" then
+    smem = cfg.STAGES * (cfg.BM + cfg.BN) * (cfg.BK + 8) * 2
+  end
+  return { grid = { tiles, 1, math.min(P.Z, 65535) },
+           block = { threads(cfg), 1, 1 }, smem = smem }
+end
+
+-- code generation --------------------------------------------------------------
+
+-- the float value of operand o at (z, r, k) -- r is valid, k may be >= K;
+-- ri is the row's index in the tile (for per-row state in shared memory)
+local function value(spec, P, o, z, r, k, ri)
+  local K = lit(P.K)
+  if o.kind == "strided" then
+    return "((" .. k .. ") < " .. K .. " ? " ..
+      kg.load(spec, o.mp.arg.dtype, o.mp.arg.cname, addr(o.mp, z, r, k)) .. " : 0.0f)"
+  elseif o.kind == "conv" then
+    local tin = string.format("((%s) %% %s * %d - %d + (%s) %% %d * %d)",
+      r, lit(o.Tout), o.stride, o.pad, k, o.KS, o.dil)
+    local terms = {}
+    if o.off ~= 0 then terms[1] = lit(o.off) end
+    terms[#terms + 1] = string.format("(%s) / %s * %s", r, lit(o.Tout), lit(o.sxB))
+    terms[#terms + 1] = string.format("((%s) * %d + (%s) / %d) * %s", z, o.Cig, k, o.KS, lit(o.sxC))
+    terms[#terms + 1] = tin .. " * " .. lit(o.sxT)
+    return string.format("((%s) < %s && %s >= 0L && %s < %s ? %s : 0.0f)", k, K, tin, tin,
+      lit(o.Tin), kg.load(spec, o.x.dtype, o.x.cname, table.concat(terms, " + ")))
+  elseif o.kind == "gated" then
+    local g = kg.load(spec, o.gate.arg.dtype, o.gate.arg.cname, addr(o.gate, z, r, k))
+    local f = kg.load(spec, o.filt.arg.dtype, o.filt.arg.cname, addr(o.filt, z, r, k))
+    return "((" .. k .. ") < " .. K .. " ? " .. kg.unary(spec, "sigmoid", g) .. " * " ..
+      kg.unary(spec, "tanh", f) .. " : 0.0f)"
+  elseif o.kind == "ln" then
+    local x = kg.load(spec, o.mp.arg.dtype, o.mp.arg.cname, addr(o.mp, z, r, k))
+    local g = kg.load(spec, P.ln.gamma.arg.dtype, P.ln.gamma.arg.cname, addr(P.ln.gamma, z, "0", k))
+    local b = kg.load(spec, P.ln.beta.arg.dtype, P.ln.beta.arg.cname, addr(P.ln.beta, z, "0", k))
+    return string.format("((%s) < %s ? (%s - gemm_mean[%s]) * gemm_rstd[%s] * %s + %s : 0.0f)",
+      k, K, x, ri, ri, g, b)
+  end
+  kg.fail("operand kind %s", tostring(o.kind))
+end
+
+-- the raw operand: A when ln=fold, the LN input x for the statistics
+local function operand(P, which, design)
+  if which == "B" then return P.B end
+  if P.A.kind == "ln" and design.ln == "fold" then return P.A.raw end
+  return P.A
+end
+
+-- can operand o be copied with 16-byte cp.async?
+local function fast(spec, P, o, design)
+  return design.path == "mma" and o.kind == "strided" and P.K % 8 == 0 and aligned(o.mp, 8)
+end
+
+-- C code: the global row r and its validity ok for tile row `ri`
+local function rowcode(P, which, design)
+  if which == "A" then
+    return "const long r = m0 + ri; const int ok = r < GEMM_M;"
+  end
+  if not P.glu then
+    return "const long r = n0 + ri; const int ok = r < GEMM_N;"
+  end
+  return "const long c = n0 + ri / GEMM_GLU_G * (GEMM_GLU_G / 2) + ri % GEMM_GLU_G % (GEMM_GLU_G / 2);\n" ..
+    "          const long r = c + (ri % GEMM_GLU_G >= GEMM_GLU_G / 2 ? GEMM_N : 0L);\n" ..
+    "          const int ok = c < GEMM_N;"
+end
+
+-- C code filling the shared tile of operand `which` (A: BM rows, B: BN rows)
+-- for k0 with `store(ri, ki, v)` (register path) or cp.async into `dst`
+local function loader(spec, P, which, design, store, dst)
+  local o = operand(P, which, design)
+  local R = which == "A" and "BM" or "BN"
+  if fast(spec, P, o, design) then
+    return kg.line() .. "\n" .. fill([[
+      #pragma unroll
+      for (int i = 0; i < GEMM_CDIV($R * BK / 8, GEMM_NT); i++) {
+        const int e = tid + i * GEMM_NT;
+        if (($R * BK / 8) % GEMM_NT == 0 || e < $R * BK / 8) {
+          const int ri = e / (BK / 8), ki = e % (BK / 8) * 8;
+          $row
+          const long k = k0 + ki;
+          const int in = ok && k < GEMM_K;
+          kg_gemm_cp16($dst + ri * GEMM_BKP + ki, in ? $ptr + ($addr) : $ptr, in);
+        }
+      }
+]], { R = R, row = rowcode(P, which, design), dst = dst, ptr = o.mp.arg.cname,
+      addr = addr(o.mp, "z", "r", "k") })
+  end
+  local map = o.kfast and "const int ri = e / BK, ki = e % BK;" or
+    "const int ri = e % $R, ki = e / $R;"
+  return kg.line() .. "\n" .. fill([[
+      #pragma unroll
+      for (int i = 0; i < GEMM_CDIV($R * BK, GEMM_NT); i++) {
+        const int e = tid + i * GEMM_NT;
+        if (($R * BK) % GEMM_NT == 0 || e < $R * BK) {
+          ]] .. map .. [[
+
+          $row
+          const long k = k0 + ki;
+          float v = 0.0f;
+          if (ok) v = $value;
+          $store
+        }
+      }
+]], { R = R, row = rowcode(P, which, design), value = value(spec, P, o, "z", "r", "k", "ri"),
+      store = store("ri", "ki", "v") })
+end
+
+-- C code of the LayerNorm prepass: gemm_mean[BM], gemm_rstd[BM] of rows m0..
+local function ln_prepass(spec, P)
+  local x = P.A.raw
+  local rawx = value(spec, P, x, "z", "r", "k", "ri")
+  local pmap = x.kfast and "const int ri = e / GEMM_LNP, p = e % GEMM_LNP;" or
+    "const int ri = e % BM, p = e / BM;"
+  local pidx = x.kfast and "ri * GEMM_LNP + p" or "p * BM + ri"
+  local function pass(acc, fin)
+    return fill([[
+    #pragma unroll
+    for (int i = 0; i < GEMM_CDIV(BM * GEMM_LNP, GEMM_NT); i++) {
+      const int e = tid + i * GEMM_NT;
+      if (e < BM * GEMM_LNP) {
+        ]] .. pmap .. [[
+
+        const long r = m0 + ri;
+        float s = 0.0f;
+        if (r < GEMM_M)
+          for (long k = p; k < GEMM_K; k += GEMM_LNP) { const float xv = $raw; $acc }
+        gemm_red[e] = s;
+      }
+    }
+    KG_BARRIER();
+    #pragma unroll
+    for (int i = 0; i < GEMM_CDIV(BM, GEMM_NT); i++) {
+      const int ri = tid + i * GEMM_NT;
+      if (ri < BM) {
+        float s = 0.0f;
+        for (int p = 0; p < GEMM_LNP; p++) s += gemm_red[$pidx];
+        $fin
+      }
+    }
+    KG_BARRIER();
+]], { raw = rawx, acc = acc, fin = fin, pidx = pidx })
+  end
+  local rs = spec.backend == "cuda" and "rsqrtf" or "rsqrt"
+  return kg.line() .. pass("s += xv;", "gemm_mean[ri] = s / (float)GEMM_K;") ..
+    pass("const float d = xv - gemm_mean[ri]; s += d * d;",
+      "gemm_rstd[ri] = " .. rs .. "(s / (float)GEMM_K + " .. kg.float(P.ln.eps) .. ");")
+end
+
+-- C code of the fold pass over the tiles in shared memory: row sums and sums
+-- of squares of A, column sums of w*gamma and beta*w, B scaled by gamma.
+-- ld(which, ri, ki) reads a tile element as float, st(ri, ki, v) writes B.
+local function fold_pass(spec, P, ld, st, round)
+  local g = kg.load(spec, P.ln.gamma.arg.dtype, P.ln.gamma.arg.cname, addr(P.ln.gamma, "z", "0", "k"))
+  local b = kg.load(spec, P.ln.beta.arg.dtype, P.ln.beta.arg.cname, addr(P.ln.beta, "z", "0", "k"))
+  return kg.line() .. "\n" .. fill([[
+        for (int e = tid; e < BM; e += GEMM_NT) {
+          float s = 0.0f, q = 0.0f;
+          for (int kk = 0; kk < BK; kk++) { const float xv = $lda; s += xv; q += xv * xv; }
+          gemm_rs[e] += s;
+          gemm_rq[e] += q;
+        }
+        for (int j = tid; j < BN; j += GEMM_NT) {
+          float cw = 0.0f, cb = 0.0f;
+          for (int kk = 0; kk < BK; kk++) {
+            const long k = k0 + kk;
+            if (k < GEMM_K) {
+              const float wv = $ldb;
+              const float wg = $round;
+              $stb
+              cw += wg;
+              cb += $beta * wv;
+            }
+          }
+          gemm_cw[j] += cw;
+          gemm_cb[j] += cb;
+        }
+        KG_BARRIER();
+]], { lda = ld("A", "e", "kk"), ldb = ld("B", "j", "kk"), stb = st("j", "kk", "wg"),
+      round = round("wv * " .. g), beta = b })
+end
+
+-- C statements of the epilogue for output (m, n) with accumulator variable
+-- `v` (and gate accumulator `g` for gemm_glu); m < M and n < N hold
+local function epilogue(spec, P)
+  local dt = P.out.arg.dtype
+  local function st(mp, m, n, x)
+    return kg.store(spec, mp.arg.dtype, mp.arg.cname, addr(mp, "z", m, n), x)
+  end
+  local function bias(n)
+    if not P.bias then return "" end
+    return " + " .. kg.load(spec, P.bias.arg.dtype, P.bias.arg.cname, addr(P.bias, "z", "0", n))
+  end
+  if P.epi == "plain" then
+    return "const float o = v" .. bias("n") .. ";\n            " .. st(P.out, "m", "n", "o")
+  elseif P.epi == "gelu" then
+    return "const float h = v" .. bias("n") .. ";\n            " ..
+      st(P.out, "m", "n", kg.unary(spec, "gelu", "h", { approximate = P.approximate }))
+  elseif P.epi == "glu" then
+    return "const float hv = v" .. bias("n") .. ", hg = g" .. bias("(n + " .. lit(P.N) .. ")") ..
+      ";\n            " .. st(P.out, "m", "n", "hv * " .. kg.unary(spec, P.act, "hg"))
+  elseif P.epi == "gated" then
+    local C = lit(P.C)
+    local x = kg.load(spec, P.res.arg.dtype, P.res.arg.cname, addr(P.res, "z", "m", "n"))
+    return "const float o = v" .. bias("n") .. ";\n            " ..
+      "if (n < " .. C .. ") " .. st(P.out, "m", "n", "(" .. x .. " + o) * " .. kg.float(P.scale)) ..
+      "\n            else " .. st(P.skip, "m", "(n - " .. C .. ")", "o")
+  end
+  kg.fail("epilogue %s", tostring(P.epi))
+end
+
+-- the fold correction of accumulator v: rq, cw, cb are C expressions of
+-- the row's sum of squares and the column's sums (mu, the row mean, is set)
+local function fold_fix(spec, P, rq, cw, cb)
+  local rs = spec.backend == "cuda" and "rsqrtf" or "rsqrt"
+  local fm = spec.backend == "cuda" and "fmaxf" or "fmax"
+  return fill("v = $rs($fm($rq / (float)GEMM_K - mu * mu, 0.0f) + $eps) * (v - mu * $cw) + $cb;",
+    { rs = rs, fm = fm, eps = kg.float(P.ln.eps), rq = rq, cw = cw, cb = cb })
+end
+
+-- macros and pieces both paths share
+local function common(spec, P, design)
+  local bnl = P.glu and "(BN / 2)" or "BN"
+  return kg.line() .. "\n" .. fill([[
+#define GEMM_M $M
+#define GEMM_N $N
+#define GEMM_K $K
+#define GEMM_Z $Z
+#define GEMM_CDIV(a, b) (((a) + (b) - 1) / (b))
+#define GEMM_BNL $bnl
+#define GEMM_TILES_M GEMM_CDIV(GEMM_M, (long)BM)
+#define GEMM_TILES_N GEMM_CDIV(GEMM_N, (long)GEMM_BNL)
+#define GEMM_LNP (GEMM_NT >= BM ? GEMM_NT / BM : 1)
+]], { M = lit(P.M), N = lit(P.N), K = lit(P.K), Z = lit(P.Z), bnl = bnl })
+end
+
+-- tile index -> m0, n0 (groups of 8 row tiles share column tiles in L2)
+local tile_code = [[
+  const long tile = KG_BID(0);
+  const long grp = tile / (8L * GEMM_TILES_N), first = grp * 8L;
+  const long gs = GEMM_TILES_M - first < 8L ? GEMM_TILES_M - first : 8L;
+  const long m0 = (first + tile % (8L * GEMM_TILES_N) % gs) * BM;
+  const long n0 = (tile % (8L * GEMM_TILES_N) / gs) * GEMM_BNL;
+]]
+
+-- shared arrays of the LayerNorm variants (static)
+local function ln_shared(design)
+  if design.ln == "prepass" then
+    return "  KG_SHARED float gemm_mean[BM], gemm_rstd[BM], gemm_red[BM * GEMM_LNP];\n"
+  elseif design.ln == "fold" then
+    return "  KG_SHARED float gemm_rs[BM], gemm_rq[BM], gemm_cw[BN], gemm_cb[BN];\n"
+  end
+  return ""
+end
+
+local function ln_start(spec, P, design)
+  if design.ln == "prepass" then return ln_prepass(spec, P) end
+  if design.ln == "fold" then
+    return kg.line() .. "\n" .. [[
+    for (int e = tid; e < BM; e += GEMM_NT) { gemm_rs[e] = 0.0f; gemm_rq[e] = 0.0f; }
+    for (int j = tid; j < BN; j += GEMM_NT) { gemm_cw[j] = 0.0f; gemm_cb[j] = 0.0f; }
+]]
+  end
+  return ""
+end
+
+-- the simt path -----------------------------------------------------------------
+
+local function emit_simt(spec, P, design)
+  local function sta(ri, ki, v) return "gemm_as[" .. ki .. " * GEMM_APITCH + " .. ri .. "] = " .. v .. ";" end
+  local function stb(ri, ki, v) return "gemm_bs[" .. ki .. " * GEMM_BPITCH + " .. ri .. "] = " .. v .. ";" end
+  -- ln=fold: every thread accumulates the sums of its own TM rows and TN
+  -- columns in registers while it multiplies (no shared-memory pass), and
+  -- scales its B values by gamma on the fly
+  local fdecl, fupd = "", ""
+  if design.ln == "fold" then
+    local g = kg.load(spec, P.ln.gamma.arg.dtype, P.ln.gamma.arg.cname, addr(P.ln.gamma, "z", "0", "k"))
+    local b = kg.load(spec, P.ln.beta.arg.dtype, P.ln.beta.arg.cname, addr(P.ln.beta, "z", "0", "k"))
+    fdecl = kg.line() .. "\n" .. [[
+    float rs[TM], rq[TM], cw[TN], cb[TN];
+    #pragma unroll
+    for (int i = 0; i < TM; i++) { rs[i] = 0.0f; rq[i] = 0.0f; }
+    #pragma unroll
+    for (int j = 0; j < TN; j++) { cw[j] = 0.0f; cb[j] = 0.0f; }
+]]
+    fupd = kg.line() .. "\n" .. fill([[
+        {
+          const long k = k0 + kk;
+          const float gk = k < GEMM_K ? $g : 0.0f, bk = k < GEMM_K ? $b : 0.0f;
+          #pragma unroll
+          for (int i = 0; i < TM; i++) { rs[i] += a[i]; rq[i] += a[i] * a[i]; }
+          #pragma unroll
+          for (int j = 0; j < TN; j++) { cb[j] += bk * b[j]; b[j] *= gk; cw[j] += b[j]; }
+        }
+]], { g = g, b = b })
+  end
+  local epi
+  local fix = design.ln == "fold" and fold_fix(spec, P, "rq[i]", "cw[j]", "cb[j]") or ""
+  local mu = design.ln == "fold" and "const float mu = rs[i] / (float)GEMM_K;" or ""
+  if P.glu then
+    epi = kg.line() .. "\n" .. fill([[
+    #pragma unroll
+    for (int i = 0; i < TM; i++) {
+      const int ri = ty + i * GEMM_TY;
+      const long m = m0 + ri;
+      if (m < GEMM_M) {
+        #pragma unroll
+        for (int j = 0; j < TN / 2; j++) {
+          const int cj = tx + j * GEMM_TX;
+          const long n = n0 + cj;
+          if (n < GEMM_N) {
+            const float v = acc[i][j], g = acc[i][j + TN / 2];
+            $epi
+          }
+        }
+      }
+    }
+]], { epi = epilogue(spec, P) })
+  else
+    epi = kg.line() .. "\n" .. fill([[
+    #pragma unroll
+    for (int i = 0; i < TM; i++) {
+      const int ri = ty + i * GEMM_TY;
+      const long m = m0 + ri;
+      if (m < GEMM_M) {
+        $mu
+        #pragma unroll
+        for (int j = 0; j < TN; j++) {
+          const int cj = tx + j * GEMM_TX;
+          const long n = n0 + cj;
+          if (n < GEMM_N) {
+            float v = acc[i][j];
+            $fix
+            $epi
+          }
+        }
+      }
+    }
+]], { epi = epilogue(spec, P), fix = fix, mu = mu })
+  end
+  local src = {
+    kg.prelude(spec),
+    common(spec, P, design),
+    kg.line() .. "\n" .. [[
+#define GEMM_TX (BN / TN)
+#define GEMM_TY (BM / TM)
+#define GEMM_NT (GEMM_TX * GEMM_TY)
+#define GEMM_GLU_G BN
+#define GEMM_APITCH (BM + 1)
+#define GEMM_BPITCH (BN + 1)
+#if BM % TM != 0 || BN % TN != 0
+#error "TM and TN must divide BM and BN"
+#endif
+]],
+    kg.line() .. "\n" .. fill([[
+KG_KERNEL void $bounds$name(
+    $params)
+{
+  KG_SHARED float gemm_as[BK * GEMM_APITCH];
+  KG_SHARED float gemm_bs[BK * GEMM_BPITCH];
+$lnsh
+  const int tid = (int)KG_TID(0);
+  const int tx = tid % GEMM_TX, ty = tid / GEMM_TX;
+$tile
+  for (long z = KG_BID(2); z < GEMM_Z; z += KG_GDIM(2)) {
+    float acc[TM][TN];
+    #pragma unroll
+    for (int i = 0; i < TM; i++)
+      #pragma unroll
+      for (int j = 0; j < TN; j++) acc[i][j] = 0.0f;
+$lnstart
+    for (long k0 = 0; k0 < GEMM_K; k0 += BK) {
+$loada
+$loadb
+      KG_BARRIER();
+      #pragma unroll
+      for (int kk = 0; kk < BK; kk++) {
+        float a[TM], b[TN];
+        #pragma unroll
+        for (int i = 0; i < TM; i++) a[i] = gemm_as[kk * GEMM_APITCH + ty + i * GEMM_TY];
+        #pragma unroll
+        for (int j = 0; j < TN; j++) b[j] = gemm_bs[kk * GEMM_BPITCH + tx + j * GEMM_TX];
+$fupd        #pragma unroll
+        for (int i = 0; i < TM; i++)
+          #pragma unroll
+          for (int j = 0; j < TN; j++) acc[i][j] += a[i] * b[j];
+      }
+      KG_BARRIER();
+    }
+$epi
+    KG_BARRIER();
+  }
+}
+]], { name = spec.kernel, params = kg.params(spec), tile = tile_code,
+      bounds = spec.backend == "cuda" and "__launch_bounds__(GEMM_NT) " or "",
+      lnsh = design.ln == "prepass" and ln_shared(design) or "",
+      lnstart = design.ln == "fold" and fdecl or ln_start(spec, P, design), fupd = fupd,
+      loada = loader(spec, P, "A", design, sta), loadb = loader(spec, P, "B", design, stb),
+      epi = epi }),
+  }
+  return table.concat(src, "\n")
+end
+
+-- the mma path ------------------------------------------------------------------
+
+local function mma_helpers(spec, P)
+  local ab = P.dt == "bf16" and "bf16" or "f16"
+  return kg.line() .. "\n" .. fill([[
+static __device__ __forceinline__ void kg_gemm_cp16(void *s, const void *g, int ok)
+{
+  unsigned a = (unsigned)__cvta_generic_to_shared(s);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" :: "r"(a), "l"(g), "r"(ok ? 16 : 0));
+}
+static __device__ __forceinline__ void kg_gemm_commit(void)
+{
+  asm volatile("cp.async.commit_group;\n" ::);
+}
+template <int N> static __device__ __forceinline__ void kg_gemm_wait(void)
+{
+  asm volatile("cp.async.wait_group %0;\n" :: "n"(N));
+}
+static __device__ __forceinline__ void kg_gemm_ldsm4(unsigned *r, const void *p)
+{
+  unsigned a = (unsigned)__cvta_generic_to_shared(p);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+}
+static __device__ __forceinline__ void kg_gemm_mma(float *c, const unsigned *a, const unsigned *b)
+{
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.$ab.$ab.f32 {%0, %1, %2, %3}, "
+               "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+]], { ab = ab })
+end
+
+local function emit_mma(spec, P, design)
+  local dt = P.dt
+  local ct = kg.ctype(spec, dt)
+  local function sta(ri, ki, v) return kg.store(spec, dt, "as_w", ri .. " * GEMM_BKP + " .. ki, v) end
+  local function stb(ri, ki, v) return kg.store(spec, dt, "bs_w", ri .. " * GEMM_BKP + " .. ki, v) end
+  local fold = ""
+  if design.ln == "fold" then
+    fold = fold_pass(spec, P,
+      function(w, ri, ki)
+        return kg.load(spec, dt, w == "A" and "as_c" or "bs_c", ri .. " * GEMM_BKP + " .. ki)
+      end,
+      function(ri, ki, v) return kg.store(spec, dt, "bs_c", ri .. " * GEMM_BKP + " .. ki, v) end,
+      function(x) return (dt == "bf16" and "kg_round_bf16(" or "kg_round_f16(") .. x .. ")" end)
+  end
+  local fix = design.ln == "fold" and fold_fix(spec, P, "gemm_rq[ri]", "gemm_cw[cj]", "gemm_cb[cj]") or ""
+  local mu = design.ln == "fold" and "const float mu = gemm_rs[ri] / (float)GEMM_K;" or ""
+  local epi
+  if P.glu then
+    epi = kg.line() .. "\n" .. fill([[
+    #pragma unroll
+    for (int mi = 0; mi < GEMM_MI; mi++)
+      #pragma unroll
+      for (int h = 0; h < 2; h++) {
+        const int ri = wm * GEMM_WTM + mi * 16 + (lane >> 2) + h * 8;
+        const long m = m0 + ri;
+        if (m < GEMM_M) {
+          #pragma unroll
+          for (int ni = 0; ni < GEMM_NI / 2; ni++)
+            #pragma unroll
+            for (int c = 0; c < 2; c++) {
+              const long n = n0 + wn * (GEMM_WTN / 2) + ni * 8 + (lane & 3) * 2 + c;
+              if (n < GEMM_N) {
+                const float v = acc[mi][ni][h * 2 + c], g = acc[mi][ni + GEMM_NI / 2][h * 2 + c];
+                $epi
+              }
+            }
+        }
+      }
+]], { epi = epilogue(spec, P) })
+  else
+    epi = kg.line() .. "\n" .. fill([[
+    #pragma unroll
+    for (int mi = 0; mi < GEMM_MI; mi++)
+      #pragma unroll
+      for (int h = 0; h < 2; h++) {
+        const int ri = wm * GEMM_WTM + mi * 16 + (lane >> 2) + h * 8;
+        const long m = m0 + ri;
+        if (m < GEMM_M) {
+          $mu
+          #pragma unroll
+          for (int ni = 0; ni < GEMM_NI; ni++)
+            #pragma unroll
+            for (int c = 0; c < 2; c++) {
+              const int cj = wn * GEMM_WTN + ni * 8 + (lane & 3) * 2 + c;
+              const long n = n0 + cj;
+              if (n < GEMM_N) {
+                float v = acc[mi][ni][h * 2 + c];
+                $fix
+                $epi
+              }
+            }
+        }
+      }
+]], { epi = epilogue(spec, P), fix = fix, mu = mu })
+  end
+  local src = {
+    kg.prelude(spec),
+    common(spec, P, design),
+    kg.line() .. "\n" .. [[
+#define GEMM_NT (32 * WM * WN)
+#define GEMM_WTM (BM / WM)
+#define GEMM_WTN (BN / WN)
+#define GEMM_MI (GEMM_WTM / 16)
+#define GEMM_NI (GEMM_WTN / 8)
+#define GEMM_BKP (BK + 8)
+#define GEMM_GLU_G GEMM_WTN
+#define GEMM_KT GEMM_CDIV(GEMM_K, (long)BK)
+#if BM % (16 * WM) != 0 || BN % (16 * WN) != 0 || BK % 16 != 0 || STAGES < 2
+#error "mma needs 16-multiple warp tiles, BK % 16 == 0 and STAGES >= 2"
+#endif
+]],
+    mma_helpers(spec, P),
+    kg.line() .. "\n" .. fill([[
+KG_KERNEL void __launch_bounds__(GEMM_NT) $name(
+    $params)
+{
+  extern __shared__ __align__(16) unsigned char kg_gemm_smem[];
+  $ct *gemm_as = ($ct *)kg_gemm_smem;
+  $ct *gemm_bs = gemm_as + STAGES * BM * GEMM_BKP;
+$lnsh
+  const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int wm = warp % WM, wn = warp / WM;
+$tile
+  for (long z = KG_BID(2); z < GEMM_Z; z += KG_GDIM(2)) {
+    float acc[GEMM_MI][GEMM_NI][4];
+    #pragma unroll
+    for (int mi = 0; mi < GEMM_MI; mi++)
+      #pragma unroll
+      for (int ni = 0; ni < GEMM_NI; ni++)
+        #pragma unroll
+        for (int q = 0; q < 4; q++) acc[mi][ni][q] = 0.0f;
+$lnstart
+    for (long it = 0; it < GEMM_KT + STAGES - 1; it++) {
+      const long ct = it - (STAGES - 1);
+      if (ct >= 0) {
+        kg_gemm_wait<STAGES - 2>();
+        __syncthreads();
+        $ct *as_c = gemm_as + (int)(ct % STAGES) * BM * GEMM_BKP;
+        $ct *bs_c = gemm_bs + (int)(ct % STAGES) * BN * GEMM_BKP;
+        const long k0 = ct * BK;
+        (void)k0;
+$fold
+        #pragma unroll
+        for (int ks = 0; ks < BK; ks += 16) {
+          unsigned af[GEMM_MI][4], bf[GEMM_NI][2];
+          #pragma unroll
+          for (int mi = 0; mi < GEMM_MI; mi++)
+            kg_gemm_ldsm4(af[mi], as_c + (wm * GEMM_WTM + mi * 16 + (lane & 15)) * GEMM_BKP + ks + ((lane >> 4) << 3));
+          #pragma unroll
+          for (int nj = 0; nj < GEMM_NI / 2; nj++) {
+            unsigned t[4];
+            kg_gemm_ldsm4(t, bs_c + (wn * GEMM_WTN + nj * 16 + (lane & 7) + ((lane >> 4) << 3)) * GEMM_BKP + ks + (((lane >> 3) & 1) << 3));
+            bf[2 * nj][0] = t[0]; bf[2 * nj][1] = t[1];
+            bf[2 * nj + 1][0] = t[2]; bf[2 * nj + 1][1] = t[3];
+          }
+          #pragma unroll
+          for (int mi = 0; mi < GEMM_MI; mi++)
+            #pragma unroll
+            for (int ni = 0; ni < GEMM_NI; ni++) kg_gemm_mma(acc[mi][ni], af[mi], bf[ni]);
+        }
+      }
+      if (it < GEMM_KT) {
+        $ct *as_w = gemm_as + (int)(it % STAGES) * BM * GEMM_BKP;
+        $ct *bs_w = gemm_bs + (int)(it % STAGES) * BN * GEMM_BKP;
+        const long k0 = it * BK;
+        (void)as_w; (void)bs_w;
+$loada
+$loadb
+      }
+      kg_gemm_commit();
+    }
+    kg_gemm_wait<0>();
+    __syncthreads();
+$epi
+    __syncthreads();
+  }
+}
+]], { name = spec.kernel, params = kg.params(spec), ct = ct, lnsh = ln_shared(design),
+      tile = tile_code, lnstart = ln_start(spec, P, design), fold = fold,
+      loada = loader(spec, P, "A", design, sta, "as_w"),
+      loadb = loader(spec, P, "B", design, stb, "bs_w"), epi = epi }),
+  }
+  return table.concat(src, "\n")
+end
+
+function T.emit(spec, design)
+  local P = analyze(spec)
+  if P.err then kg.fail("%s", P.err) end
+  if design.path == "mma" then return emit_mma(spec, P, design) end
+  return emit_simt(spec, P, design)
+end
+
+return T
