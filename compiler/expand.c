@@ -382,8 +382,9 @@ static int read_knobs(Template *t, const char *field, bool design, Str *err)
     }
     lua_pop(L, 1);
     /* lua_next order is not deterministic: sort by name */
-    qsort(t->knobs + first, (size_t)(t->nknobs - first), sizeof *t->knobs,
-          knob_cmp);
+    if (t->nknobs > first)
+        qsort(t->knobs + first, (size_t)(t->nknobs - first), sizeof *t->knobs,
+              knob_cmp);
     if (design)
         t->ndesign = t->nknobs;
     return 0;

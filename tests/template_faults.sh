@@ -55,7 +55,7 @@ run error_context "expanding .*m.pat:4:5" "$kgen" gen "$work/m.pat" --backend op
 fault loop 's|^function T.emit(spec, design)|function T.emit(spec, design)\n  while true do pcall(function() while true do end end) end|'
 run loop "time budget" "$kgen" gen "$work/m.pat" --backend opencl -o "$work/out" --templates "$work/loop"
 # B3: a memory bomb
-fault memory 's|^function T.emit(spec, design)|function T.emit(spec, design)\n  local t = {} for i = 1, 1e9 do t[i] = string.rep("x", 1000) .. i end|'
+fault memory 's|^function T.emit(spec, design)|function T.emit(spec, design)\n  local t = {} for i = 1, 1e9 do t[i] = string.rep("x", 1000000) .. i end|'
 run memory "256 MiB" "$kgen" gen "$work/m.pat" --backend opencl -o "$work/out" --templates "$work/memory"
 # a template that declines the kernel
 fault declines 's|^function T.supports(spec)|function T.supports(spec)\n  do return false, "no thanks" end|'
