@@ -47,20 +47,7 @@ local function argof(spec, v)
   return val and val.arg and spec.args[val.arg] or nil
 end
 
-local function offs(arg, idx)
-  local terms = {}
-  if arg.offset ~= 0 then terms[#terms + 1] = tostring(arg.offset) .. "L" end
-  for i = 1, arg.rank do
-    local e = idx[i]
-    if arg.shape[i] ~= 1 and e and e ~= "0" then
-      local s = arg.strides[i]
-      terms[#terms + 1] = s == 1 and ("(long)(" .. e .. ")") or
-        ("(long)(" .. e .. ") * " .. s .. "L")
-    end
-  end
-  if #terms == 0 then return "0L" end
-  return table.concat(terms, " + ")
-end
+local offs = kg.offsets
 
 local function geometry(spec)
   local n = spec.nodes[1]

@@ -241,4 +241,30 @@ function kg.numel(shape)
   return n
 end
 
+-- offset + Σ idx[i] * stride[i] as a long expression; an index that is nil
+-- or "0" leaves its axis out, as does an axis of size 1 (broadcast)
+function kg.offsets(arg, idx)
+  local terms = {}
+  if arg.offset ~= 0 then terms[#terms + 1] = tostring(arg.offset) .. "L" end
+  for i = 1, arg.rank do
+    local e = idx[i]
+    if arg.shape[i] ~= 1 and e and e ~= "0" then
+      local s = arg.strides[i]
+      terms[#terms + 1] = s == 1 and ("(long)(" .. e .. ")") or
+        ("(long)(" .. e .. ") * " .. s .. "L")
+    end
+  end
+  if #terms == 0 then return "0L" end
+  return table.concat(terms, " + ")
+end
+
+-- arg seen with row-major strides and no offset (a kernel's outputs are
+-- contiguous)
+function kg.contiguous(arg)
+  local st, s = {}, 1
+  for i = arg.rank, 1, -1 do st[i] = s; s = s * arg.shape[i] end
+  return { cname = arg.cname, dtype = arg.dtype, shape = arg.shape, rank = arg.rank,
+           strides = st, offset = 0, index = arg.index, numel = arg.numel }
+end
+
 return kg

@@ -45,29 +45,9 @@ local function argof(spec, v)
   return val and val.arg and spec.args[val.arg] or nil
 end
 
--- offset + sum idx[i] * stride[i], idx[i] nil or "0" leaving the axis out
-local function offs(arg, idx)
-  local terms = {}
-  if arg.offset ~= 0 then terms[#terms + 1] = tostring(arg.offset) .. "L" end
-  for i = 1, arg.rank do
-    local e = idx[i]
-    if arg.shape[i] ~= 1 and e and e ~= "0" then
-      local s = arg.strides[i]
-      terms[#terms + 1] = s == 1 and ("(long)(" .. e .. ")") or
-        ("(long)(" .. e .. ") * " .. s .. "L")
-    end
-  end
-  if #terms == 0 then return "0L" end
-  return table.concat(terms, " + ")
-end
+local offs = kg.offsets
 
--- arg as contiguous (outputs are, whatever strides the plan recorded)
-local function contig(arg)
-  local st, s = {}, 1
-  for i = arg.rank, 1, -1 do st[i] = s; s = s * arg.shape[i] end
-  return { cname = arg.cname, dtype = arg.dtype, shape = arg.shape, rank = arg.rank,
-           strides = st, offset = 0, index = arg.index, numel = arg.numel }
-end
+local contig = kg.contiguous
 
 -- C lines splitting `row` into the axes of shape other than `axis`
 local function split_row(shape, axis, row, ind)
