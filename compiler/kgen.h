@@ -570,6 +570,13 @@ int interp_random(const Graph *g, const Value *v, uint64_t seed, Tensor *out,
 /* One kernel's reference: its nodes op by op on inputs given per k->in. */
 int interp_kernel(const Plan *p, const Kernel *k, const Tensor *in, Tensor *out,
                   Str *err);
+/* The same with row sampling: linear, matmul, conv1d and sdpa compute about
+ * one row in `stride` (always the first and last) and leave NaN elsewhere,
+ * so a large kernel's reference costs a fraction of the full one.  Finite
+ * elements of the result are exact; NaN ones were not computed (or are
+ * NaN in the full reference too). */
+int interp_kernel_sampled(const Plan *p, const Kernel *k, const Tensor *in,
+                          Tensor *out, int64_t stride, Str *err);
 /* Relative L2 error of b against a and the max abs difference; NaN and Inf
  * must occur in the same places (else returns INFINITY). */
 double tensor_rel_err(const Tensor *a, const Tensor *b, double *max_abs);
