@@ -53,6 +53,8 @@ void str_printf(Str *s, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void str_vprintf(Str *s, const char *fmt, va_list ap);
 void str_putc(Str *s, char c);
+void str_puts(Str *s, const char *t);
+void str_putn(Str *s, const char *t, size_t n);   /* text without NULs */
 void str_free(Str *s);
 
 /* A broken invariant inside kgen itself: print where and abort (QBE's die). */
@@ -606,6 +608,19 @@ typedef struct Options {
     int configs;               /* --configs N: sample per design point */
     int verbose;               /* -v */
     bool quiet;                /* -q */
+    /* tune, cache */
+    const char *db;            /* --db FILE */
+    const char *strategy;      /* --strategy exhaustive|random|anneal */
+    int budget;                /* --budget N trials per kernel, 0 default */
+    double time_s;             /* --time SECONDS for the whole run, 0 none */
+    bool force;                /* --force: re-measure cached trials */
+    int device;                /* --device N */
+    int jobs;                  /* --jobs N compile workers, 0 default */
+    double timeout_ms;         /* --timeout MS per kernel run, 0 default */
+    bool strict_db;            /* --strict-db: a corrupt DB is an error */
+    double threshold;          /* --threshold P (percent) for regressions */
+    const char *role;          /* __worker --role compile|device */
+    const char *arg2;          /* cache: the subcommand's argument */
 } Options;
 
 /* Load, parse, check, match and plan a model; NULL after reporting errors. */
@@ -627,5 +642,17 @@ int cmd_space(const Options *o);
 
 /* check.c -- kgen check: candidates against the reference on a device */
 int cmd_check(const Options *o);
+
+/* tune.c -- kgen tune; cachecmd.c -- kgen cache */
+int cmd_tune(const Options *o);
+int cmd_cache(const Options *o);
+/* The configs of kernel k that pass the template's constraints (each
+ * nknobs ints in a).  -1 with the reason in err. */
+int tune_space(Template *t, const Plan *p, const Kernel *k, const char *arch,
+               int ***cfgs, int *ncfg, Str *err, Arena *a);
+/* The kernel's cache key: op (template/op#hash of its computation), shape
+ * and dtype. */
+void kernel_key(const Plan *p, const Kernel *k, const char **op,
+                const char **shape, const char **dtype, Arena *a);
 
 #endif

@@ -9,6 +9,7 @@
  * Exit codes: 0 success, 1 a check failed, 2 bad input or usage.
  */
 #include "kgen.h"
+#include "tune.h"
 
 #include <errno.h>
 #include <math.h>
@@ -281,8 +282,16 @@ static void usage(FILE *fp)
         "        [--compile-only] [--seed N]\n"
         "                     compile sampled candidates of every kernel, run\n"
         "                     them and compare with the double reference\n"
+        "  tune  MODEL.pat --arch sm_90|opencl [--db FILE] [--device N]\n"
+        "        [--strategy exhaustive|random|anneal] [--budget N] [--time S]\n"
+        "        [--force] [--compile-only] [--jobs N] [--timeout MS] [--json]\n"
+        "                     search every kernel's space on the device, validate\n"
+        "                     and time each candidate, keep every trial in the cache\n"
+        "  cache list|show KERNEL|history [KERNEL]|regressions [--threshold P]\n"
+        "        |export [-o FILE]|import FILE|check [--db FILE] [--json]\n"
+        "                     query and maintain the tuning cache\n"
         "  devices [--json]   usable backends and devices\n"
-        "  tune, build, cache: not implemented yet\n"
+        "  build: not implemented yet\n"
         "\n"
         "options:\n"
         "  --patterns DIR     pattern files (default: $KGEN_PATTERNS, else the\n"
@@ -291,6 +300,9 @@ static void usage(FILE *fp)
         "  --templates DIR    templates (default: $KGEN_TEMPLATES, else the\n"
         "                     source tree's templates/, else the installed ones)\n"
         "  -d parse|match|plan|all   dump the graph after that stage\n"
+        "  --db FILE          tuning cache (default: $KGEN_CACHE, else\n"
+        "                     $XDG_CACHE_HOME/kgen/tuning.sqlite)\n"
+        "  --strict-db        a corrupt cache is an error (exit 4), not moved aside\n"
         "  -v, -q             more / less progress output\n"
         "  --version, --help\n");
 }
@@ -314,8 +326,13 @@ static bool add_override(Options *o, const char *arg, bool is_dtype, Arena *a)
     return true;
 }
 
+char **kgen_argv;              /* for the tuner's workers (tune.c) */
+int kgen_argc;
+
 int kgen_main(int argc, char **argv)
 {
+    kgen_argv = argv;
+    kgen_argc = argc;
     if (argc < 2) {
         usage(stderr);
         return 2;
@@ -341,7 +358,9 @@ int kgen_main(int argc, char **argv)
         /* options with a value: --opt V or --opt=V */
         static const char *with_value[] = {"--dim", "--dtype", "--seed",
             "--patterns", "--max-input", "-d", "--templates", "--arch",
-            "--backend", "-o", "--kernel", "--configs"};
+            "--backend", "-o", "--kernel", "--configs", "--db", "--strategy",
+            "--budget", "--time", "--device", "--jobs", "--timeout",
+            "--threshold", "--role"};
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++) {
             size_t n = strlen(with_value[k]);
             if (!strncmp(s, with_value[k], n) && (s[n] == 0 || s[n] == '=')) {
@@ -409,6 +428,39 @@ int kgen_main(int argc, char **argv)
                 goto out;
             }
             o.configs = (int)v;
+        } else if (!strcmp(s, "--db")) {
+            o.db = val;
+        } else if (!strcmp(s, "--strategy")) {
+            o.strategy = val;
+        } else if (!strcmp(s, "--role")) {
+            o.role = val;
+        } else if (!strcmp(s, "--budget") || !strcmp(s, "--device") ||
+                   !strcmp(s, "--jobs")) {
+            char *end;
+            long v = strtol(val, &end, 10);
+            bool dev = s[2] == 'd';
+            if (*end || end == val || v < (dev ? 0 : 1) || v > 1000000) {
+                fprintf(stderr, "kgen: error: %s %s: expected a%s integer\n", s,
+                        val, dev ? " non-negative" : " positive");
+                goto out;
+            }
+            *(s[2] == 'b' ? &o.budget : dev ? &o.device : &o.jobs) = (int)v;
+        } else if (!strcmp(s, "--time") || !strcmp(s, "--timeout") ||
+                   !strcmp(s, "--threshold")) {
+            char *end;
+            double v = strtod(val, &end);
+            if (*end == '%' && s[3] == 'h')
+                end++;
+            if (*end || end == val || !(v > 0) || v > 1e9) {
+                fprintf(stderr, "kgen: error: %s %s: expected a positive "
+                        "number\n", s, val);
+                goto out;
+            }
+            *(s[3] == 'h' ? &o.threshold : s[6] ? &o.timeout_ms : &o.time_s) = v;
+        } else if (!strcmp(s, "--force")) {
+            o.force = true;
+        } else if (!strcmp(s, "--strict-db")) {
+            o.strict_db = true;
         } else if (!strcmp(s, "--compile-only")) {
             o.compile_only = true;
         } else if (!strcmp(s, "--json")) {
@@ -428,6 +480,8 @@ int kgen_main(int argc, char **argv)
             o.template_arg = s;
         } else if (!o.path) {
             o.path = s;
+        } else if (!strcmp(o.cmd, "cache") && !o.arg2) {
+            o.arg2 = s;
         } else {
             fprintf(stderr, "kgen: error: unexpected argument '%s'\n", s);
             goto out;
@@ -449,7 +503,19 @@ int kgen_main(int argc, char **argv)
         rc = cmd_check(&o);
         goto out;
     }
-    static const char *later[] = {"tune", "build", "cache"};
+    if (!strcmp(o.cmd, "cache")) {
+        rc = cmd_cache(&o);
+        goto out;
+    }
+    if (!strcmp(o.cmd, "tune") && o.path) {
+        rc = cmd_tune(&o);
+        goto out;
+    }
+    if (!strcmp(o.cmd, "__worker") && o.path) {
+        rc = cmd_worker(&o);
+        goto out;
+    }
+    static const char *later[] = {"build"};
     for (size_t k = 0; k < sizeof later / sizeof *later; k++)
         if (!strcmp(o.cmd, later[k])) {
             fprintf(stderr, "kgen: error: 'kgen %s' is not implemented yet\n",
@@ -457,7 +523,8 @@ int kgen_main(int argc, char **argv)
             goto out;
         }
     if (strcmp(o.cmd, "plan") && strcmp(o.cmd, "run") && strcmp(o.cmd, "gen") &&
-        strcmp(o.cmd, "check")) {
+        strcmp(o.cmd, "check") && strcmp(o.cmd, "tune") &&
+        strcmp(o.cmd, "__worker")) {
         fprintf(stderr, "kgen: error: unknown command '%s'\n", o.cmd);
         usage(stderr);
         goto out;

@@ -147,6 +147,16 @@ void str_putc(Str *s, char c)
     str_printf(s, "%c", c);
 }
 
+void str_puts(Str *s, const char *t)
+{
+    str_printf(s, "%s", t ? t : "");
+}
+
+void str_putn(Str *s, const char *t, size_t n)
+{
+    str_printf(s, "%.*s", (int)n, t);
+}
+
 void str_free(Str *s)
 {
     free(s->buf);
