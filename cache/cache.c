@@ -633,7 +633,8 @@ int db_trial_find(KgDb *d, int64_t kernel, const char *fp, const char *config,
     if (d->empty)
         return 0;
     sqlite3_stmt *st = prepare(d, "SELECT " TRIAL_COLS " FROM trials WHERE "
-        "kernel_id = ? AND fingerprint = ? AND config = ? ORDER BY id DESC "
+        "kernel_id = ? AND fingerprint = ? AND config = ? AND retime = 0 "
+        "ORDER BY id DESC "
         "LIMIT 1");
     if (!st)
         return -1;

@@ -68,7 +68,8 @@ typedef struct DbTrial {
 /* Record one trial in its own transaction.  0, or -1 (db_error says why;
  * the transaction was rolled back). */
 int db_trial_add(KgDb *db, DbTrial *t);
-/* The latest trial of (kernel, fingerprint, config), strings in a.  1
+/* The latest first measurement (not a re-timing) of (kernel, fingerprint,
+ * config), strings in a: what a resumed run reuses.  1
  * found, 0 none, -1 error. */
 int db_trial_find(KgDb *db, int64_t kernel, const char *fingerprint,
                   const char *config, DbTrial *out, Arena *a);

@@ -161,6 +161,40 @@ Plan *pipeline_plan(const Options *o, Diag *d, Arena *a)
 
 /* ---- commands ------------------------------------------------------------ */
 
+/* Each kernel's tuning space after the template's constraints, and a
+ * rough estimate of an exhaustive tune: a compile (about 1 s with NVRTC or
+ * PoCL) per config spread over the compile workers, plus the runs. */
+static void plan_spaces(const Options *o, const Plan *p, Arena *a)
+{
+    const char *arch = o->arch ? o->arch : "opencl";
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    int jobs = o->jobs > 0 ? o->jobs : ncpu > 8 ? 8 : ncpu < 1 ? 1 : (int)ncpu;
+    TemplateCache *tc = template_cache_new(a);
+    printf("\ntuning space on %s (after constraints; estimate for an exhaustive "
+           "tune with %d compile workers):\n", arch, jobs);
+    int total = 0;
+    for (int i = 0; i < p->nk; i++) {
+        Kernel *k = p->k[i];
+        if (k->kind == K_VIEW)
+            continue;
+        Str err = {0};
+        Template *t = template_get(tc, templates_dir(o), k->template_name, &err, a);
+        int **cfgs, n = 0;
+        if (!t || tune_space(t, p, k, arch, &cfgs, &n, &err, a)) {
+            printf("  %-28s -  %s\n", k->name, err.buf ? err.buf : "");
+            str_free(&err);
+            continue;
+        }
+        str_free(&err);
+        total += n;
+        printf("  %-28s %6d configs  ~%.0f s\n", k->name, n,
+               n * (1.0 / jobs + 0.1));
+    }
+    printf("  %-28s %6d configs  ~%.0f s (kgen tune picks annealing with a "
+           "budget above 64 configs)\n", "total", total, total * (1.0 / jobs + 0.1));
+    template_cache_free(tc);
+}
+
 static int cmd_plan(const Options *o)
 {
     Arena *a = arena_new();
@@ -171,8 +205,10 @@ static int cmd_plan(const Options *o)
     if (p) {
         if (o->json)
             plan_json(stdout, p, a);
-        else
+        else {
             plan_print(stdout, p, a);
+            plan_spaces(o, p, a);
+        }
     }
     diag_free(&d);
     arena_free(a);

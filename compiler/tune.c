@@ -257,6 +257,12 @@ static int spawn(Tuner *T, Proc *pr, const char *role)
         setpgid(0, 0);
         dup2(in[0], 0);
         dup2(out[1], 1);
+        if (!T->o->verbose) {
+            /* compilers chatter on stderr; results travel on stdout */
+            int null = open("/dev/null", O_WRONLY);
+            if (null >= 0)
+                dup2(null, 2);
+        }
         signal(SIGINT, SIG_IGN);   /* the parent decides */
         execv("/proc/self/exe", T->argv);
         _exit(127);
@@ -464,6 +470,9 @@ static void on_reply(Tuner *T, Proc *pr, bool device, char *line)
     if (*f[8])
         c->info = arena_strdup(T->a, f[8]);
     finish(T, ci, st, f[9]);
+    /* the worker exits after these: never hand it another job */
+    if (!strcmp(st, ST_STICKY) || !strcmp(st, ST_GPU_TIMEOUT))
+        reap(pr, true);
 }
 
 static void on_death(Tuner *T, Proc *pr, bool device, bool timed_out)

@@ -1,0 +1,303 @@
+#!/bin/sh
+# tests/tune_cache.sh KGEN SOURCE_DIR -- kgen tune and kgen cache on PoCL.
+#
+# What issue 4 promises, checked end to end with real workers, a real
+# OpenCL device (PoCL on the CPU) and a real SQLite file:
+#   1. every example tunes at reduced dims, stores a winner per kernel, and
+#      a second run measures nothing new;
+#   2. kill -9 at several moments: the DB passes quick_check, every trial
+#      committed before the kill is still there, and the rerun measures no
+#      config twice;
+#   3. two concurrent tunes on one DB (different and same models) both
+#      finish with all their trials and winners;
+#   4. a corrupt file, a text file, a read-only DB, a newer schema and a
+#      foreign SQLite DB each get their documented behaviour;
+#   5. wrong, uncompilable, hanging, crashing and partial-writing candidates
+#      are classified and the run finishes; when every candidate fails the
+#      run exits 1 and an earlier winner is kept;
+#   6. cache regressions finds a planted regression and exits 1.
+set -eu
+KGEN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+SRC=$2
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+export KGEN_TEMPLATES="$SRC/templates" KGEN_PATTERNS="$SRC/patterns"
+unset KGEN_CACHE
+fail() { echo "FAIL: $*" >&2; exit 1; }
+py() { python3 - "$@"; }
+
+WAVENET="$SRC/examples/wavenet_layer.pat --dim B=2 --dim C=8 --dim H=6 --dim T=16"
+LYNX="$SRC/examples/lynxnet2_block.pat --dim B=2 --dim T=40 --dim C=16"
+CONVNEXT="$SRC/examples/convnext_block.pat --dim B=2 --dim C=8 --dim F=32 --dim T=16"
+ENCODER="$SRC/examples/encoder_layer.pat --dim B=2 --dim L=70 --dim C=16 --dim HD=8 --dim F=32"
+BUDGET="--budget 6"
+
+# summary JSON: every kernel has a winner; print the number of new trials
+check_summary() {
+    py "$1" <<'EOF'
+import json, sys
+s = json.load(open(sys.argv[1]))
+bad = [k["kernel"] for k in s["kernels"] if not k["winner"]]
+if bad:
+    sys.exit("no winner for " + ", ".join(bad))
+print(sum(k["trials"] for k in s["kernels"]))
+EOF
+}
+
+# ---- 1. every example; a second run measures nothing ------------------------
+for m in "$WAVENET" "$LYNX" "$CONVNEXT" "$ENCODER"; do
+    name=$(basename "$(echo "$m" | cut -d' ' -f1)" .pat)
+    # shellcheck disable=SC2086
+    "$KGEN" tune $m --arch opencl --db "$W/ex.db" $BUDGET --json -q \
+        >"$W/$name.1.json" || fail "$name: tune exited $?"
+    n1=$(check_summary "$W/$name.1.json") || fail "$name: first run"
+    # shellcheck disable=SC2086
+    "$KGEN" tune $m --arch opencl --db "$W/ex.db" $BUDGET --json -q \
+        >"$W/$name.2.json" || fail "$name: second tune exited $?"
+    n2=$(check_summary "$W/$name.2.json") || fail "$name: second run"
+    [ "$n1" -gt 0 ] || fail "$name: the first run measured nothing"
+    [ "$n2" -eq 0 ] || fail "$name: the second run measured $n2 new trials"
+    echo "ok 1 $name: $n1 trials, then none"
+done
+"$KGEN" cache check --db "$W/ex.db" >/dev/null || fail "cache check"
+"$KGEN" cache list --db "$W/ex.db" --json >"$W/list.json" || fail "cache list"
+py "$W/list.json" <<'EOF' || fail "cache list"
+import json, sys
+w = json.load(open(sys.argv[1]))
+assert len(w) >= 20, len(w)
+assert all(x["ms"] > 0 and x["config"] for x in w)
+EOF
+echo "ok 1 cache list and check"
+
+# ---- 2. kill -9 mid-run -------------------------------------------------------
+snapshot() {
+    py "$1" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+r = db.execute("PRAGMA quick_check").fetchone()[0]
+if r != "ok":
+    sys.exit("quick_check: " + r)
+for row in db.execute("SELECT id, kernel_id, fingerprint, config, status, "
+                      "median_ms FROM trials ORDER BY id"):
+    print("|".join(map(str, row)))
+EOF
+}
+for delay in 0.7 1.9 3.1; do
+    rm -f "$W/kill.db"
+    # shellcheck disable=SC2086
+    setsid "$KGEN" tune $LYNX --arch opencl --db "$W/kill.db" -q >/dev/null 2>&1 &
+    pid=$!
+    sleep "$delay"
+    kill -9 -- "-$pid" 2>/dev/null || kill -9 "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+    [ -f "$W/kill.db" ] || continue
+    snapshot "$W/kill.db" >"$W/before" || fail "kill at $delay s: DB damaged"
+    # shellcheck disable=SC2086
+    "$KGEN" tune $LYNX --arch opencl --db "$W/kill.db" -q --json \
+        >"$W/resume.json" || fail "resume after kill at $delay s"
+    check_summary "$W/resume.json" >/dev/null || fail "resume: winners"
+    snapshot "$W/kill.db" >"$W/after" || fail "after resume: DB damaged"
+    # every committed trial is still there, unchanged
+    n=$(wc -l <"$W/before")
+    head -n "$n" "$W/after" | cmp -s - "$W/before" || fail "kill at $delay s: trials lost"
+    py "$W/kill.db" <<'EOF' || fail "kill at $delay s: a config was measured twice"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+d = db.execute("SELECT kernel_id, config, count(*) FROM trials WHERE retime = 0 "
+               "GROUP BY kernel_id, fingerprint, config HAVING count(*) > 1").fetchall()
+assert not d, d
+EOF
+    echo "ok 2 kill -9 after $delay s: $n trials kept, resumed"
+done
+
+# ---- 3. concurrent tunes on one DB -----------------------------------------------
+# shellcheck disable=SC2086
+"$KGEN" tune $WAVENET --arch opencl --db "$W/conc.db" $BUDGET --json -q >"$W/c1.json" &
+p1=$!
+# shellcheck disable=SC2086
+"$KGEN" tune $CONVNEXT --arch opencl --db "$W/conc.db" $BUDGET --json -q >"$W/c2.json" &
+p2=$!
+# shellcheck disable=SC2086
+"$KGEN" tune $WAVENET --arch opencl --db "$W/conc.db" $BUDGET --force --json -q >"$W/c3.json" &
+p3=$!
+wait $p1 || fail "concurrent tune 1"
+wait $p2 || fail "concurrent tune 2"
+wait $p3 || fail "concurrent tune 3"
+for j in c1 c2 c3; do check_summary "$W/$j.json" >/dev/null || fail "concurrent $j"; done
+py "$W/conc.db" "$W/c1.json" "$W/c2.json" "$W/c3.json" <<'EOF' || fail "concurrent: trials"
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+new = sum(k["trials"] for f in sys.argv[2:] for k in json.load(open(f))["kernels"])
+rows = db.execute("SELECT count(*) FROM trials").fetchone()[0]
+assert rows == new, (rows, new)
+# each winner is the fastest latest-valid measurement (no lost update)
+for kid, fp, ms in db.execute("SELECT kernel_id, fingerprint, median_ms FROM winners"):
+    best = db.execute("""SELECT min(median_ms) FROM trials t WHERE kernel_id = ?
+        AND fingerprint = ? AND status = 'ok' AND id = (SELECT max(id) FROM trials u
+        WHERE u.kernel_id = t.kernel_id AND u.fingerprint = t.fingerprint AND
+        u.config = t.config AND u.status = 'ok')""", (kid, fp)).fetchone()[0]
+    assert abs(best - ms) < 1e-12, (kid, best, ms)
+EOF
+echo "ok 3 three concurrent tunes on one DB"
+
+# ---- 4. DB faults ---------------------------------------------------------------
+TINY="$SRC/examples/wavenet_layer.pat --dim B=1 --dim C=4 --dim H=2 --dim T=8 --kernel k2_elementwise"
+# shellcheck disable=SC2086
+"$KGEN" tune $TINY --arch opencl --db "$W/good.db" -q >/dev/null || fail "tiny tune"
+# a corrupt file: page 1 overwritten
+cp "$W/good.db" "$W/bad.db"
+printf 'this is not the header of an SQLite file, it is garbage....' |
+    dd of="$W/bad.db" conv=notrunc 2>/dev/null
+# shellcheck disable=SC2086
+if "$KGEN" tune $TINY --arch opencl --db "$W/bad.db" --strict-db -q >/dev/null 2>"$W/err"; then
+    fail "corrupt + --strict-db: exit 0"
+else
+    [ $? -eq 4 ] || fail "corrupt + --strict-db: not exit 4"
+fi
+grep -q "corrupt" "$W/err" || fail "corrupt + --strict-db: message"
+# shellcheck disable=SC2086
+"$KGEN" tune $TINY --arch opencl --db "$W/bad.db" -q >/dev/null 2>"$W/err" ||
+    fail "corrupt: tune did not recover"
+grep -q "tuning DB was corrupt.*moved to .*bad.db.corrupt-.*starting empty" "$W/err" ||
+    fail "corrupt: message: $(cat "$W/err")"
+ls "$W"/bad.db.corrupt-* >/dev/null || fail "corrupt: not moved aside"
+echo "ok 4 corrupt DB moved aside (and exit 4 with --strict-db)"
+# a truncated file and a text file at the DB path
+head -c 3000 "$W/good.db" >"$W/trunc.db"
+echo "hello, I am a text file" >"$W/text.db"
+for f in trunc text; do
+    # shellcheck disable=SC2086
+    "$KGEN" tune $TINY --arch opencl --db "$W/$f.db" -q >/dev/null 2>"$W/err" ||
+        fail "$f: tune did not recover"
+    grep -q "moved to" "$W/err" || fail "$f: no message"
+    "$KGEN" cache check --db "$W/$f.db" >/dev/null || fail "$f: new DB not ok"
+done
+echo "ok 4 truncated and text files replaced"
+# a newer schema: refused for writing, readable, never modified
+cp "$W/good.db" "$W/newer.db"
+py "$W/newer.db" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1]); db.execute("PRAGMA user_version = 99"); db.commit()
+EOF
+sum_before=$(md5sum <"$W/newer.db")
+# shellcheck disable=SC2086
+if "$KGEN" tune $TINY --arch opencl --db "$W/newer.db" -q >/dev/null 2>"$W/err"; then
+    fail "newer schema: tune exit 0"
+fi
+grep -q "schema 99 is newer than this kgen" "$W/err" || fail "newer: message"
+"$KGEN" cache list --db "$W/newer.db" >/dev/null 2>"$W/err" || fail "newer: list"
+grep -q "opening read-only" "$W/err" || fail "newer: read-only warning"
+[ "$(md5sum <"$W/newer.db")" = "$sum_before" ] || fail "newer: DB modified"
+echo "ok 4 newer schema: read-only"
+# another application's SQLite DB
+py "$W/foreign.db" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1]); db.execute("CREATE TABLE t(x)")
+db.execute("PRAGMA application_id = 1234"); db.commit()
+EOF
+sum_before=$(md5sum <"$W/foreign.db")
+# shellcheck disable=SC2086
+if "$KGEN" tune $TINY --arch opencl --db "$W/foreign.db" -q >/dev/null 2>"$W/err"; then
+    fail "foreign: tune exit 0"
+fi
+grep -q "is not a kgen DB" "$W/err" || fail "foreign: message"
+[ "$(md5sum <"$W/foreign.db")" = "$sum_before" ] || fail "foreign: DB modified"
+echo "ok 4 foreign DB left alone"
+# read-only: a 0444 file in a 0555 directory (as an unprivileged user when
+# run as root, since root ignores permissions)
+mkdir "$W/ro"
+cp "$W/good.db" "$W/ro/t.db"
+chmod 0444 "$W/ro/t.db"
+chmod 0555 "$W/ro"
+as_user=""
+if [ "$(id -u)" = 0 ]; then
+    chmod 0755 "$W"
+    as_user="setpriv --reuid=65534 --regid=65534 --clear-groups"
+fi
+# shellcheck disable=SC2086
+if $as_user "$KGEN" tune $TINY --arch opencl --db "$W/ro/t.db" -q >/dev/null 2>"$W/err"; then
+    fail "read-only: tune exit 0"
+else
+    [ $? -eq 4 ] || fail "read-only: not exit 4"
+fi
+grep -q "cannot write tuning DB .*read-only (use --db PATH)" "$W/err" ||
+    fail "read-only: message: $(cat "$W/err")"
+$as_user "$KGEN" cache list --db "$W/ro/t.db" >"$W/out" 2>&1 || fail "read-only: list"
+grep -q "BLOCK=" "$W/out" || fail "read-only: list shows no winner"
+chmod 0755 "$W/ro"
+echo "ok 4 read-only DB: tune refuses before any work, lookups work"
+
+# ---- 5. faulty candidates -----------------------------------------------------------
+mkdir "$W/tpl" "$W/tpl2"
+cp "$SRC/templates/lib.lua" "$SRC/tests/tune/elementwise.lua" "$W/tpl/"
+cp "$SRC/templates/lib.lua" "$W/tpl2/"
+# the same template with its good design broken too: every candidate fails
+sed 's/x\[i\] + 1.0f;",$/x[i] + 3.0f;",/' "$SRC/tests/tune/elementwise.lua" \
+    >"$W/tpl2/elementwise.lua"
+cat >"$W/faulty.pat" <<'EOF'
+model faulty
+dim N = 1000
+input x : f32[N]
+y = x + 1.0
+output y
+EOF
+"$KGEN" tune "$W/faulty.pat" --arch opencl --templates "$W/tpl" --db "$W/f.db" \
+    --timeout 2000 -q --json >"$W/f.json" || fail "faulty: tune exited $?"
+py "$W/f.db" "$W/f.json" <<'EOF' || fail "faulty: classification"
+import json, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+st = dict(db.execute("SELECT config, status FROM trials WHERE retime = 0"))
+want = {"none": "ok", "wrong": "wrong_result", "partial": "wrong_result",
+        "nocompile": "compile_error", "hang": "gpu_timeout",
+        "crash": "worker_crash(SIGSEGV)"}
+for fault, status in want.items():
+    for block in (32, 64):
+        got = st.get("fault=%s BLOCK=%d" % (fault, block))
+        assert got == status, (fault, block, got)
+w = db.execute("SELECT config FROM winners").fetchall()
+assert w and w[0][0].startswith("fault=none"), w
+s = json.load(open(sys.argv[2]))["kernels"][0]
+assert s["ok"] >= 2 and s["wrong_result"] == 4 and s["compile_error"] == 2
+assert s["timeout"] == 2 and s["worker_crash"] == 2
+EOF
+echo "ok 5 wrong, partial, uncompilable, hanging and crashing candidates classified"
+if "$KGEN" tune "$W/faulty.pat" --arch opencl --templates "$W/tpl2" --db "$W/f.db" \
+    --timeout 2000 -q >/dev/null 2>"$W/err"; then
+    fail "all-fail: exit 0"
+fi
+grep -q "k0_elementwise: no valid candidate (6 wrong, 2 compile errors.* 2 timeouts, 2 crashes" "$W/err" ||
+    fail "all-fail: message: $(cat "$W/err")"
+"$KGEN" cache list --db "$W/f.db" | grep -q "fault=none" || fail "all-fail: winner lost"
+echo "ok 5 every candidate failing: exit 1, the earlier winner kept"
+
+# ---- 6. regressions -----------------------------------------------------------------
+# shellcheck disable=SC2086
+"$KGEN" tune $WAVENET --arch opencl --db "$W/reg.db" $BUDGET -q >/dev/null || fail "reg: tune 1"
+# shellcheck disable=SC2086
+"$KGEN" tune $WAVENET --arch opencl --db "$W/reg.db" $BUDGET --force -q >/dev/null || fail "reg: tune 2"
+"$KGEN" cache regressions --db "$W/reg.db" --threshold 1000 >/dev/null ||
+    fail "reg: a regression before planting one"
+py "$W/reg.db" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+db.execute("UPDATE trials SET median_ms = median_ms * 20 WHERE run_id = "
+           "(SELECT max(id) FROM runs) AND kernel_id = (SELECT min(id) FROM kernels)")
+db.commit()
+EOF
+if "$KGEN" cache regressions --db "$W/reg.db" --threshold 1000 >"$W/out"; then
+    fail "reg: planted regression not found"
+fi
+grep -q "REGRESSION" "$W/out" || fail "reg: no REGRESSION row"
+"$KGEN" cache history --db "$W/reg.db" | grep -q "run 2" || fail "reg: history"
+"$KGEN" cache export --db "$W/reg.db" -o "$W/exp.json" 2>/dev/null || fail "export"
+"$KGEN" cache import "$W/exp.json" --db "$W/imp.db" >/dev/null || fail "import"
+[ "$("$KGEN" cache list --db "$W/imp.db" --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" = \
+  "$("$KGEN" cache list --db "$W/reg.db" --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" ] ||
+    fail "import: winner count differs"
+echo '{"winners": [{"op": "x"' >"$W/broken.json"
+if "$KGEN" cache import "$W/broken.json" --db "$W/imp.db" 2>"$W/err"; then
+    fail "import of a broken file: exit 0"
+fi
+grep -q "broken.json:[0-9]*:[0-9]*: error: " "$W/err" || fail "import: no located error"
+echo "ok 6 regressions, history, export and import"
