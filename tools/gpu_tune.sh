@@ -23,6 +23,6 @@ for m in "$@"; do
         $strategy ${EXTRA:-} --json -q >"$out/$name.json" 2>"$out/$name.err"
     rc=$?
     t1=$(date +%s.%N)
-    echo "$name rc=$rc seconds=$(echo "$t1 - $t0" | bc)" | tee -a "$out/summary.txt"
+    echo "$name rc=$rc seconds=$(python3 -c "print(round($t1 - $t0, 1))")" | tee -a "$out/summary.txt"
 done
 "$kgen" cache list --db "$db" >"$out/list.txt" 2>&1
