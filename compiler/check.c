@@ -60,55 +60,20 @@ static int sample(int n, int want, uint64_t *s, int *pick)
     return m;
 }
 
-static void cfg_defines(const Template *t, const int *cfg, Str *opts,
-                        const char ***defs, int *ndefs, Arena *a)
-{
-    int nd = template_ndesign(t), nk = template_nknobs(t);
-    *defs = arena_alloc(a, (size_t)(nk + 1) * sizeof **defs);
-    *ndefs = 0;
-    for (int i = nd; i < nk; i++) {
-        const Knob *kb = template_knob(t, i);
-        (*defs)[(*ndefs)++] = arena_printf(a, "%s=%s", kb->name, kb->str[cfg[i]]);
-        str_printf(opts, " -D %s=%s", kb->name, kb->str[cfg[i]]);
-    }
-}
-
 static int check_kernel(const Options *o, const Plan *p, Kernel *k,
                         Template *t, kgrt_device *dev, const char *arch,
                         Stats *st, Arena *a)
 {
     bool cuda = strcmp(arch, "opencl") != 0;
-    int nd = template_ndesign(t), nk = template_nknobs(t);
+    int nd = template_ndesign(t);
     Str err = {0};
-    int b = template_bind(t, p, k, arch, &err);
-    if (b) {
+    int **cfgs = NULL, ncfg = 0;
+    if (tune_space(t, p, k, arch, &cfgs, &ncfg, &err, a)) {
         printf("%-28s FAIL  %s\n", k->name, err.buf);
         st->skipped++;
         str_free(&err);
         return -1;
     }
-    /* every config that passes the constraints, per design point */
-    int *cfg = calloc((size_t)nk + 1, sizeof *cfg);
-    int ncfg = 0, capcfg = 0;
-    int **cfgs = NULL;
-    do {
-        bool ok;
-        Str why = {0};
-        if (template_check(t, cfg, &ok, &why)) {
-            printf("%-28s FAIL  %s\n", k->name, why.buf);
-            str_free(&why);
-            free(cfg);
-            st->skipped++;
-            return -1;
-        }
-        str_free(&why);
-        if (ok) {
-            int *c = arena_alloc(a, (size_t)(nk + 1) * sizeof *c);
-            memcpy(c, cfg, (size_t)nk * sizeof *c);
-            ARENA_PUSH(a, cfgs, ncfg, capcfg, c);
-        }
-    } while (cfg_next(t, cfg, 0, nk));
-    free(cfg);
     if (!ncfg) {
         printf("%-28s FAIL  no config of templates/%s.lua passes its "
                "constraints\n", k->name, k->template_name);

@@ -368,3 +368,17 @@ int verify_run(const Kernel *k, KernelData *kd, kgrt_device *dev,
     return rc;
 }
 
+/* The tuning knobs of cfg as NVRTC defines ("BM=64") and as OpenCL
+ * build options appended to opts (" -D BM=64"). */
+void cfg_defines(const Template *t, const int *cfg, Str *opts,
+                        const char ***defs, int *ndefs, Arena *a)
+{
+    int nd = template_ndesign(t), nk = template_nknobs(t);
+    *defs = arena_alloc(a, (size_t)(nk + 1) * sizeof **defs);
+    *ndefs = 0;
+    for (int i = nd; i < nk; i++) {
+        const Knob *kb = template_knob(t, i);
+        (*defs)[(*ndefs)++] = arena_printf(a, "%s=%s", kb->name, kb->str[cfg[i]]);
+        str_printf(opts, " -D %s=%s", kb->name, kb->str[cfg[i]]);
+    }
+}

@@ -45,4 +45,9 @@ int verify_run(const Kernel *k, KernelData *kd, kgrt_device *dev,
                kgrt_kernel *kern, const Launch *L, const void *canary,
                size_t csize, double *worst_rel, double *worst_abs, Str *why);
 
+/* The tuning knobs of cfg as NVRTC defines ("BM=64", in a) and appended to
+ * opts as OpenCL build options (" -D BM=64"). */
+void cfg_defines(const Template *t, const int *cfg, Str *opts,
+                 const char ***defs, int *ndefs, Arena *a);
+
 #endif

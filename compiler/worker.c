@@ -187,16 +187,8 @@ static int source(Worker *w, int ki, const int *cfg, Reply *r)
 static void defines(Worker *w, const int *cfg, Str *opts, const char ***defs,
                     int *ndefs)
 {
-    int nd = template_ndesign(w->t), nk = template_nknobs(w->t);
-    *defs = arena_alloc(w->a, (size_t)(nk + 1) * sizeof **defs);
-    *ndefs = 0;
     str_printf(opts, "-cl-std=CL1.2");
-    for (int i = nd; i < nk; i++) {
-        const Knob *kb = template_knob(w->t, i);
-        (*defs)[(*ndefs)++] = arena_printf(w->a, "%s=%s", kb->name,
-                                            kb->str[cfg[i]]);
-        str_printf(opts, " -D %s=%s", kb->name, kb->str[cfg[i]]);
-    }
+    cfg_defines(w->t, cfg, opts, defs, ndefs, w->a);
 }
 
 /* ---- compile ------------------------------------------------------------ */
