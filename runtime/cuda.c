@@ -447,6 +447,7 @@ static int fill_limits(cu_device *d)
     lim->warp_or_simd = v[3];
     lim->compute_units = v[4];
     lim->l2_bytes = (size_t)v[5];
+    lim->base_align = 1;
     for (i = 0; i < 3; i++) {
         lim->max_block[i] = (unsigned)v[6 + i];
         lim->max_grid[i] = (unsigned)v[9 + i];
@@ -502,6 +503,7 @@ static int cuda_device_open(int index, kgrt_device **out)
         rc = cu_fail("cuStreamCreate", r);
         goto cleanup;
     }
+    d->base.stream0.native = d->stream;
     *out = &d->base;
     return KGRT_OK;
 cleanup:
@@ -530,19 +532,19 @@ static int wait_event(cu_device *d, CUevent ev, const char *what)
 }
 
 /* Synchronise the stream, honouring the timeout.  Context current. */
-static int sync_stream(cu_device *d, const char *what)
+static int sync_stream(cu_device *d, CUstream stream, const char *what)
 {
     CUevent ev;
     CUresult r;
     int rc;
 
     if (atomic_load(&d->base.timeout_ms) <= 0) {
-        r = cu.cuStreamSynchronize(d->stream);
+        r = cu.cuStreamSynchronize(stream);
         return r == CUDA_SUCCESS ? KGRT_OK : cu_fail(what, r);
     }
     if ((r = cu.cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING)) != CUDA_SUCCESS)
         return cu_fail("cuEventCreate", r);
-    if ((r = cu.cuEventRecord(ev, d->stream)) != CUDA_SUCCESS)
+    if ((r = cu.cuEventRecord(ev, stream)) != CUDA_SUCCESS)
         rc = cu_fail("cuEventRecord", r);
     else
         rc = wait_event(d, ev, what);
@@ -556,9 +558,113 @@ static int cuda_synchronize(kgrt_device *base)
     int rc = push(d);
     if (rc < 0)
         return rc;
-    rc = sync_stream(d, "cuStreamSynchronize");
+    rc = sync_stream(d, d->stream, "cuStreamSynchronize");
     pop();
     return rc;
+}
+
+/* ---- streams and events ------------------------------------------------- */
+
+static int cuda_stream_create(kgrt_device *base, void *wrap, bool create,
+                              void **native)
+{
+    cu_device *d = DEV(base);
+    CUstream s = NULL;
+    CUresult r;
+    int rc;
+    if (!create) {
+        *native = wrap;        /* a CUstream of the primary context */
+        return KGRT_OK;
+    }
+    if ((rc = push(d)) < 0)
+        return rc;
+    r = cu.cuStreamCreate(&s, CU_STREAM_NON_BLOCKING);
+    pop();
+    if (r != CUDA_SUCCESS)
+        return cu_fail("cuStreamCreate", r);
+    *native = s;
+    return KGRT_OK;
+}
+
+static void cuda_stream_destroy(kgrt_device *base, void *native, bool owned)
+{
+    cu_device *d = DEV(base);
+    if (!owned || push(d) < 0)
+        return;
+    cu.cuStreamDestroy_v2((CUstream)native);
+    pop();
+}
+
+static int cuda_stream_sync(kgrt_device *base, void *native)
+{
+    cu_device *d = DEV(base);
+    int rc = push(d);
+    if (rc < 0)
+        return rc;
+    rc = sync_stream(d, (CUstream)native, "cuStreamSynchronize");
+    pop();
+    return rc;
+}
+
+static int cuda_event_record(kgrt_device *base, void *stream, void **out)
+{
+    cu_device *d = DEV(base);
+    CUevent ev = NULL;
+    CUresult r;
+    int rc = push(d);
+    if (rc < 0)
+        return rc;
+    if ((r = cu.cuEventCreate(&ev, CU_EVENT_DEFAULT)) != CUDA_SUCCESS)
+        rc = cu_fail("cuEventCreate", r);
+    else if ((r = cu.cuEventRecord(ev, (CUstream)stream)) != CUDA_SUCCESS) {
+        rc = cu_fail("cuEventRecord", r);
+        cu.cuEventDestroy_v2(ev);
+        ev = NULL;
+    }
+    pop();
+    *out = ev;
+    return rc;
+}
+
+static int cuda_event_sync(kgrt_device *base, void *ev)
+{
+    cu_device *d = DEV(base);
+    int rc = push(d);
+    if (rc < 0)
+        return rc;
+    rc = wait_event(d, (CUevent)ev, "cuEventSynchronize");
+    pop();
+    return rc;
+}
+
+static int cuda_event_elapsed(kgrt_device *base, void *a, void *b, double *ms)
+{
+    cu_device *d = DEV(base);
+    float t = 0;
+    CUresult r;
+    int rc = push(d);
+    if (rc < 0)
+        return rc;
+    if ((rc = wait_event(d, (CUevent)b, "cuEventSynchronize")) == KGRT_OK) {
+        r = cu.cuEventElapsedTime(&t, (CUevent)a, (CUevent)b);
+        rc = r == CUDA_SUCCESS ? KGRT_OK : cu_fail("cuEventElapsedTime", r);
+    }
+    pop();
+    *ms = t;
+    return rc;
+}
+
+static void cuda_event_destroy(kgrt_device *base, void *ev)
+{
+    if (push(DEV(base)) < 0)
+        return;
+    cu.cuEventDestroy_v2((CUevent)ev);
+    pop();
+}
+
+static void *cuda_buffer_native(const kgrt_buffer *b)
+{
+    return (void *)(uintptr_t)((const cu_buffer *)b)->ptr;
 }
 
 /* ---- memory ------------------------------------------------------------------ */
@@ -923,21 +1029,26 @@ static int allow_dynamic_shared(cu_kernel *k, size_t dyn)
 
 #define STACK_ARGS 64
 
-static int cuda_launch(kgrt_kernel *base, const unsigned grid[3],
-                       const unsigned block[3], size_t dyn,
-                       const kgrt_arg *args, int nargs, double *ms)
+static int cuda_launch(kgrt_kernel *base, void *stream,
+                       const unsigned grid[3], const unsigned block[3],
+                       size_t dyn, const kgrt_arg *args, int nargs, double *ms)
 {
     cu_kernel *k = (cu_kernel *)base;
     cu_device *d = DEV(base->mod->dev);
+    CUstream st = (CUstream)stream;
     void *stack_params[STACK_ARGS], **params = stack_params;
+    CUdeviceptr stack_native[STACK_ARGS], *native = stack_native;
     CUevent ev[2] = { NULL, NULL };
     float elapsed = 0;
     CUresult r;
     int i, rc;
 
     if (nargs > STACK_ARGS &&
-        !(params = malloc((size_t)nargs * sizeof *params)))
+        (!(params = malloc((size_t)nargs * sizeof *params)) ||
+         !(native = malloc((size_t)nargs * sizeof *native)))) {
+        free(params == stack_params ? NULL : params);
         return kgrt_error(KGRT_ENOMEM, "out of memory");
+    }
     for (i = 0; i < nargs; i++) {
         const kgrt_arg *a = &args[i];
         switch (a->kind) {
@@ -946,6 +1057,10 @@ static int cuda_launch(kgrt_kernel *base, const unsigned grid[3],
         case KGRT_ARG_I64: params[i] = (void *)&a->i64; break;
         case KGRT_ARG_F32: params[i] = (void *)&a->f32; break;
         case KGRT_ARG_BYTES: params[i] = (void *)a->bytes; break;
+        case KGRT_ARG_NATIVE:
+            native[i] = (CUdeviceptr)(uintptr_t)a->bytes + a->size;
+            params[i] = &native[i];
+            break;
         }
     }
     if ((rc = push(d)) < 0)
@@ -955,13 +1070,13 @@ static int cuda_launch(kgrt_kernel *base, const unsigned grid[3],
     if (ms) {
         if ((r = cu.cuEventCreate(&ev[0], CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
             (r = cu.cuEventCreate(&ev[1], CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
-            (r = cu.cuEventRecord(ev[0], d->stream)) != CUDA_SUCCESS) {
+            (r = cu.cuEventRecord(ev[0], st)) != CUDA_SUCCESS) {
             rc = cu_fail("cuEventCreate/Record", r);
             goto cleanup;
         }
     }
     r = cu.cuLaunchKernel(k->fn, grid[0], grid[1], grid[2], block[0], block[1],
-                          block[2], (unsigned)dyn, d->stream, params, NULL);
+                          block[2], (unsigned)dyn, st, params, NULL);
     if (r != CUDA_SUCCESS) {
         /* An invalid configuration the checks in kgrt.c did not catch. */
         const char *s = cu_errstr(r);
@@ -976,7 +1091,7 @@ static int cuda_launch(kgrt_kernel *base, const unsigned grid[3],
     }
     rc = KGRT_OK;
     if (ms) {
-        if ((r = cu.cuEventRecord(ev[1], d->stream)) != CUDA_SUCCESS) {
+        if ((r = cu.cuEventRecord(ev[1], st)) != CUDA_SUCCESS) {
             rc = cu_fail("cuEventRecord", r);
             goto cleanup;
         }
@@ -998,6 +1113,8 @@ cleanup:
 out:
     if (params != stack_params)
         free(params);
+    if (native != stack_native)
+        free(native);
     return rc;
 }
 
@@ -1017,5 +1134,13 @@ const kgrt_backend_ops kgrt_cuda_ops = {
     .module_unload = cuda_module_unload,
     .kernel_get = cuda_kernel_get,
     .kernel_release = cuda_kernel_release,
+    .buffer_native = cuda_buffer_native,
+    .stream_create = cuda_stream_create,
+    .stream_destroy = cuda_stream_destroy,
+    .stream_sync = cuda_stream_sync,
+    .event_record = cuda_event_record,
+    .event_sync = cuda_event_sync,
+    .event_elapsed = cuda_event_elapsed,
+    .event_destroy = cuda_event_destroy,
     .launch = cuda_launch,
 };

@@ -12,6 +12,8 @@
  * git_error_last), so concurrent callers never see each other's messages.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +39,15 @@ void kgrt_note(const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(last_error, sizeof last_error, fmt, ap);
     va_end(ap);
+}
+
+int kgrt_set_error(int status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    return status;
 }
 
 void kgrt_clear_error(void)
@@ -116,6 +127,7 @@ size_t kgrt_arg_size(const kgrt_arg *a)
     case KGRT_ARG_I64: return 8;
     case KGRT_ARG_F32: return 4;
     case KGRT_ARG_BYTES: return a->size;
+    case KGRT_ARG_NATIVE: return 8;     /* CUdeviceptr or cl_mem */
     }
     return 0;
 }
@@ -270,14 +282,44 @@ int kgrt_device_open(kgrt_backend b, int index, kgrt_device **out)
     d->info.index = index;
     atomic_store(&d->timeout_ms, 0.0);
     atomic_store(&d->sticky, 0);
+    d->stream0.dev = d;
+    d->stream0.owned = false;
+    pthread_mutex_init(&d->cache_lock, NULL);
+    d->cache = NULL;
+    d->cached = d->in_use = 0;
+    {
+        const char *env = getenv("KGRT_CACHE");
+        d->caching = !(env && strcmp(env, "0") == 0);
+    }
     *out = d;
     return KGRT_OK;
 }
 
+int kgrt_device_open_default(kgrt_backend b, kgrt_device **out)
+{
+    const char *env = getenv("KGRT_DEVICE");
+    char *end = NULL;
+    long index = 0;
+    if (env && *env) {
+        errno = 0;
+        index = strtol(env, &end, 10);
+        if (errno || *end || index < 0 || index > 1 << 20) {
+            if (out)
+                *out = NULL;
+            return kgrt_error(KGRT_EINVAL, "KGRT_DEVICE='%s' is not a device "
+                              "index", env);
+        }
+    }
+    return kgrt_device_open(b, (int)index, out);
+}
+
 void kgrt_device_close(kgrt_device *d)
 {
-    if (d)
-        d->ops->device_close(d);
+    if (!d)
+        return;
+    kgrt_device_empty_cache(d);
+    pthread_mutex_destroy(&d->cache_lock);
+    d->ops->device_close(d);
 }
 
 int kgrt_device_get_info(kgrt_device *d, kgrt_device_info *out)
@@ -327,9 +369,72 @@ int kgrt_synchronize(kgrt_device *d)
 
 /* ---- memory -------------------------------------------------------------- */
 
+/* The caching allocator.  Sizes round up to 512 bytes, and above 1 MiB to
+ * 2 MiB, so that blocks are reused across similar requests; a cached block
+ * serves a request of at least half its size (the best fit wins). */
+static size_t round_size(size_t bytes)
+{
+    size_t q = bytes <= (1u << 20) ? 512 : (2u << 20);
+    return bytes > SIZE_MAX - q ? bytes : (bytes + q - 1) / q * q;
+}
+
+static kgrt_buffer *cache_take(kgrt_device *d, size_t cap)
+{
+    kgrt_buffer **pp, **best = NULL;
+    kgrt_buffer *b = NULL;
+    pthread_mutex_lock(&d->cache_lock);
+    for (pp = &d->cache; *pp; pp = &(*pp)->next_free)
+        if ((*pp)->cap >= cap && (*pp)->cap / 2 <= cap &&
+            (!best || (*pp)->cap < (*best)->cap))
+            best = pp;
+    if (best) {
+        b = *best;
+        *best = b->next_free;
+        b->next_free = NULL;
+        d->cached -= b->cap;
+        d->in_use += b->cap;
+    }
+    pthread_mutex_unlock(&d->cache_lock);
+    return b;
+}
+
+int kgrt_device_empty_cache(kgrt_device *d)
+{
+    kgrt_buffer *b, *next;
+    kgrt_clear_error();
+    if (!d)
+        return kgrt_error(KGRT_EINVAL, "kgrt_device_empty_cache: device is "
+                          "NULL");
+    pthread_mutex_lock(&d->cache_lock);
+    b = d->cache;
+    d->cache = NULL;
+    d->cached = 0;
+    pthread_mutex_unlock(&d->cache_lock);
+    for (; b; b = next) {
+        next = b->next_free;
+        d->ops->buffer_free(b);
+    }
+    return KGRT_OK;
+}
+
+int kgrt_device_memory(kgrt_device *d, size_t *in_use, size_t *cached)
+{
+    kgrt_clear_error();
+    if (!d)
+        return kgrt_error(KGRT_EINVAL, "kgrt_device_memory: device is NULL");
+    pthread_mutex_lock(&d->cache_lock);
+    if (in_use)
+        *in_use = d->in_use;
+    if (cached)
+        *cached = d->cached;
+    pthread_mutex_unlock(&d->cache_lock);
+    return KGRT_OK;
+}
+
 int kgrt_buffer_alloc(kgrt_device *d, size_t bytes, kgrt_buffer **out)
 {
     kgrt_buffer *b = NULL;
+    size_t cap;
     int rc;
     kgrt_clear_error();
     if (out)
@@ -344,19 +449,54 @@ int kgrt_buffer_alloc(kgrt_device *d, size_t bytes, kgrt_buffer **out)
         return kgrt_error(KGRT_EOOM, "%zu bytes exceed the largest buffer "
                           "%s device %d can allocate (%zu)", bytes,
                           d->ops->name, d->info.index, d->limits.max_alloc);
-    rc = note_status(d, d->ops->buffer_alloc(d, bytes, &b));
-    if (rc < 0)
+    cap = d->caching ? round_size(bytes) : bytes;
+    if (d->limits.max_alloc && cap > d->limits.max_alloc)
+        cap = bytes;
+    if (d->caching && (b = cache_take(d, cap)) != NULL) {
+        b->size = bytes;
+        *out = b;
+        return KGRT_OK;
+    }
+    rc = d->ops->buffer_alloc(d, cap, &b);
+    if (rc == KGRT_EOOM && d->caching && d->cached) {
+        kgrt_device_empty_cache(d);
+        rc = d->ops->buffer_alloc(d, cap, &b);
+    }
+    if ((rc = note_status(d, rc)) < 0)
         return rc;
     b->dev = d;
     b->size = bytes;
+    b->cap = cap;
+    b->next_free = NULL;
+    pthread_mutex_lock(&d->cache_lock);
+    d->in_use += cap;
+    pthread_mutex_unlock(&d->cache_lock);
     *out = b;
     return KGRT_OK;
 }
 
 void kgrt_buffer_free(kgrt_buffer *b)
 {
+    kgrt_device *d;
+    if (!b)
+        return;
+    d = b->dev;
+    pthread_mutex_lock(&d->cache_lock);
+    d->in_use -= b->cap;
+    if (d->caching && !atomic_load(&d->sticky)) {
+        b->next_free = d->cache;
+        d->cache = b;
+        d->cached += b->cap;
+        b = NULL;
+    }
+    pthread_mutex_unlock(&d->cache_lock);
     if (b)
-        b->dev->ops->buffer_free(b);
+        d->ops->buffer_free(b);
+}
+
+void *kgrt_buffer_native(const kgrt_buffer *b)
+{
+    return b ? b->dev->ops->buffer_native(b) : NULL;
 }
 
 size_t kgrt_buffer_size(const kgrt_buffer *b)
@@ -517,6 +657,7 @@ static const char *arg_kind_name(kgrt_arg_kind kind)
     case KGRT_ARG_I64: return "i64";
     case KGRT_ARG_F32: return "f32";
     case KGRT_ARG_BYTES: return "bytes";
+    case KGRT_ARG_NATIVE: return "native";
     }
     return "?";
 }
@@ -557,6 +698,16 @@ static int check_launch(kgrt_kernel *k, const unsigned grid[3],
             if (!a->bytes || a->size == 0)
                 return kgrt_error(KGRT_EINVAL, "%s: argument %d: empty "
                                   "bytes", k->name, i);
+            break;
+        case KGRT_ARG_NATIVE:
+            if (!a->bytes)
+                return kgrt_error(KGRT_EINVAL, "%s: argument %d is a NULL "
+                                  "pointer", k->name, i);
+            if (a->size && lim->base_align > 1 && a->size % lim->base_align)
+                return kgrt_error(KGRT_EINVAL, "%s: argument %d: offset %zu "
+                                  "is not a multiple of the device's base "
+                                  "alignment %zu", k->name, i, a->size,
+                                  lim->base_align);
             break;
         default:
             return kgrt_error(KGRT_EINVAL, "%s: argument %d has an invalid "
@@ -611,16 +762,103 @@ static int check_launch(kgrt_kernel *k, const unsigned grid[3],
     return check_sticky(d);
 }
 
-int kgrt_launch(kgrt_kernel *k, const unsigned grid[3], const unsigned block[3],
-                size_t dynamic_shared, const kgrt_arg *args, int nargs)
+/* The launch log: a FILE once set, by kgrt_set_launch_log or from
+ * $KGRT_LAUNCH_LOG at the first launch. */
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static FILE *log_fp;
+static bool log_env_read;
+
+static int open_log(const char *path)
+{
+    FILE *fp = NULL;
+    if (path && *path) {
+        if (strcmp(path, "-") == 0 || strcmp(path, "stderr") == 0)
+            fp = stderr;
+        else if (!(fp = fopen(path, "a")))
+            return kgrt_error(KGRT_EINVAL, "launch log %s: %s", path,
+                              strerror(errno));
+    }
+    if (log_fp && log_fp != stderr)
+        fclose(log_fp);
+    log_fp = fp;
+    return KGRT_OK;
+}
+
+int kgrt_set_launch_log(const char *path)
 {
     int rc;
     kgrt_clear_error();
-    if ((rc = check_launch(k, grid, block, dynamic_shared, args, nargs)) < 0)
+    pthread_mutex_lock(&log_lock);
+    log_env_read = true;
+    rc = open_log(path);
+    pthread_mutex_unlock(&log_lock);
+    return rc;
+}
+
+static bool logging(void)
+{
+    bool on;
+    pthread_mutex_lock(&log_lock);
+    if (!log_env_read) {
+        log_env_read = true;
+        open_log(getenv("KGRT_LAUNCH_LOG"));
+        kgrt_clear_error();
+    }
+    on = log_fp != NULL;
+    pthread_mutex_unlock(&log_lock);
+    return on;
+}
+
+static void log_launch(const kgrt_kernel *k, const unsigned grid[3],
+                       const unsigned block[3], double ms)
+{
+    pthread_mutex_lock(&log_lock);
+    if (log_fp) {
+        fprintf(log_fp, "kgrt: %s grid %u,%u,%u block %u,%u,%u %.4f ms\n",
+                k->name, grid[0], grid[1], grid[2], block[0], block[1],
+                block[2], ms);
+        fflush(log_fp);
+    }
+    pthread_mutex_unlock(&log_lock);
+}
+
+static int launch(kgrt_kernel *k, kgrt_stream *s, const unsigned grid[3],
+                  const unsigned block[3], size_t dyn, const kgrt_arg *args,
+                  int nargs, double *ms)
+{
+    kgrt_device *d;
+    double t = 0;
+    int rc;
+    if ((rc = check_launch(k, grid, block, dyn, args, nargs)) < 0)
         return rc;
-    return note_status(k->mod->dev,
-                       k->mod->dev->ops->launch(k, grid, block, dynamic_shared,
-                                                args, nargs, NULL));
+    d = k->mod->dev;
+    if (!s)
+        s = &d->stream0;
+    if (s->dev != d)
+        return kgrt_error(KGRT_EINVAL, "%s: the stream belongs to another "
+                          "device", k->name);
+    if (!ms && logging())
+        ms = &t;
+    rc = note_status(d, d->ops->launch(k, s->native, grid, block, dyn, args,
+                                       nargs, ms));
+    if (rc == KGRT_OK && ms == &t)
+        log_launch(k, grid, block, t);
+    return rc;
+}
+
+int kgrt_launch(kgrt_kernel *k, const unsigned grid[3], const unsigned block[3],
+                size_t dynamic_shared, const kgrt_arg *args, int nargs)
+{
+    kgrt_clear_error();
+    return launch(k, NULL, grid, block, dynamic_shared, args, nargs, NULL);
+}
+
+int kgrt_launch_on(kgrt_kernel *k, kgrt_stream *s, const unsigned grid[3],
+                   const unsigned block[3], size_t dynamic_shared,
+                   const kgrt_arg *args, int nargs)
+{
+    kgrt_clear_error();
+    return launch(k, s, grid, block, dynamic_shared, args, nargs, NULL);
 }
 
 int kgrt_launch_timed(kgrt_kernel *k, const unsigned grid[3],
@@ -633,12 +871,150 @@ int kgrt_launch_timed(kgrt_kernel *k, const unsigned grid[3],
         *ms = 0;
     if (!ms)
         return kgrt_error(KGRT_EINVAL, "kgrt_launch_timed: ms is NULL");
-    if ((rc = check_launch(k, grid, block, dynamic_shared, args, nargs)) < 0)
-        return rc;
-    rc = note_status(k->mod->dev,
-                     k->mod->dev->ops->launch(k, grid, block, dynamic_shared,
-                                              args, nargs, ms));
+    rc = launch(k, NULL, grid, block, dynamic_shared, args, nargs, ms);
     if (rc < 0)
         *ms = 0;
     return rc;
+}
+
+/* ---- streams and events -------------------------------------------------- */
+
+kgrt_stream *kgrt_device_stream(kgrt_device *d)
+{
+    return d ? &d->stream0 : NULL;
+}
+
+kgrt_device *kgrt_stream_device(const kgrt_stream *s)
+{
+    return s ? s->dev : NULL;
+}
+
+static int stream_new(kgrt_device *d, void *wrap, bool create,
+                      kgrt_stream **out)
+{
+    kgrt_stream *s;
+    int rc;
+    kgrt_clear_error();
+    if (out)
+        *out = NULL;
+    if (!d || !out)
+        return kgrt_error(KGRT_EINVAL, "kgrt_stream: NULL argument");
+    if ((rc = check_sticky(d)) < 0)
+        return rc;
+    if (!(s = calloc(1, sizeof *s)))
+        return kgrt_error(KGRT_ENOMEM, "out of memory");
+    s->dev = d;
+    s->owned = create;
+    if ((rc = note_status(d, d->ops->stream_create(d, wrap, create,
+                                                   &s->native))) < 0) {
+        free(s);
+        return rc;
+    }
+    *out = s;
+    return KGRT_OK;
+}
+
+int kgrt_stream_create(kgrt_device *d, kgrt_stream **out)
+{
+    return stream_new(d, NULL, true, out);
+}
+
+int kgrt_stream_wrap(kgrt_device *d, void *native, kgrt_stream **out)
+{
+    return stream_new(d, native, false, out);
+}
+
+void kgrt_stream_destroy(kgrt_stream *s)
+{
+    if (!s || s == &s->dev->stream0)
+        return;
+    s->dev->ops->stream_destroy(s->dev, s->native, s->owned);
+    free(s);
+}
+
+int kgrt_stream_synchronize(kgrt_stream *s)
+{
+    int rc;
+    kgrt_clear_error();
+    if (!s)
+        return kgrt_error(KGRT_EINVAL, "kgrt_stream_synchronize: stream is "
+                          "NULL");
+    if ((rc = check_sticky(s->dev)) < 0)
+        return rc;
+    return note_status(s->dev, s->dev->ops->stream_sync(s->dev, s->native));
+}
+
+int kgrt_event_create(kgrt_device *d, kgrt_event **out)
+{
+    kgrt_event *e;
+    kgrt_clear_error();
+    if (out)
+        *out = NULL;
+    if (!d || !out)
+        return kgrt_error(KGRT_EINVAL, "kgrt_event_create: NULL argument");
+    if (!(e = calloc(1, sizeof *e)))
+        return kgrt_error(KGRT_ENOMEM, "out of memory");
+    e->dev = d;
+    *out = e;
+    return KGRT_OK;
+}
+
+void kgrt_event_destroy(kgrt_event *e)
+{
+    if (!e)
+        return;
+    if (e->native)
+        e->dev->ops->event_destroy(e->dev, e->native);
+    free(e);
+}
+
+int kgrt_event_record(kgrt_event *e, kgrt_stream *s)
+{
+    void *ev = NULL;
+    int rc;
+    kgrt_clear_error();
+    if (!e || !s)
+        return kgrt_error(KGRT_EINVAL, "kgrt_event_record: NULL argument");
+    if (s->dev != e->dev)
+        return kgrt_error(KGRT_EINVAL, "kgrt_event_record: the event and "
+                          "the stream belong to different devices");
+    if ((rc = check_sticky(e->dev)) < 0)
+        return rc;
+    if ((rc = note_status(e->dev, e->dev->ops->event_record(e->dev, s->native,
+                                                            &ev))) < 0)
+        return rc;
+    if (e->native)
+        e->dev->ops->event_destroy(e->dev, e->native);
+    e->native = ev;
+    return KGRT_OK;
+}
+
+int kgrt_event_synchronize(kgrt_event *e)
+{
+    kgrt_clear_error();
+    if (!e)
+        return kgrt_error(KGRT_EINVAL, "kgrt_event_synchronize: event is "
+                          "NULL");
+    if (!e->native)
+        return kgrt_error(KGRT_EINVAL, "kgrt_event_synchronize: the event "
+                          "was never recorded");
+    return note_status(e->dev, e->dev->ops->event_sync(e->dev, e->native));
+}
+
+int kgrt_event_elapsed(kgrt_event *start, kgrt_event *end, double *ms)
+{
+    kgrt_clear_error();
+    if (ms)
+        *ms = 0;
+    if (!start || !end || !ms)
+        return kgrt_error(KGRT_EINVAL, "kgrt_event_elapsed: NULL argument");
+    if (!start->native || !end->native)
+        return kgrt_error(KGRT_EINVAL, "kgrt_event_elapsed: an event was "
+                          "never recorded");
+    if (start->dev != end->dev)
+        return kgrt_error(KGRT_EINVAL, "kgrt_event_elapsed: events of "
+                          "different devices");
+    return note_status(start->dev,
+                       start->dev->ops->event_elapsed(start->dev, start->native,
+                                                      end->native, ms));
 }

@@ -26,6 +26,18 @@
 
 typedef struct kgrt_backend_ops kgrt_backend_ops;
 
+struct kgrt_stream {
+    kgrt_device *dev;
+    void *native;                    /* CUstream / cl_command_queue */
+    bool owned;                      /* created here: destroy the native */
+};
+
+struct kgrt_event {
+    kgrt_device *dev;
+    void *native;                    /* CUevent / cl_event; NULL: not
+                                        recorded yet */
+};
+
 struct kgrt_device {
     const kgrt_backend_ops *ops;     /* set by kgrt.c after open */
     kgrt_device_info info;           /* filled by the backend's open */
@@ -33,11 +45,20 @@ struct kgrt_device {
     _Atomic double timeout_ms;       /* 0: waits are unbounded */
     atomic_int sticky;               /* set once: the device has faulted */
     char sticky_msg[256];            /* written before sticky is set */
+    kgrt_stream stream0;             /* the device's own stream: native set
+                                        by the backend's open */
+    /* the caching allocator (kgrt.c) */
+    pthread_mutex_t cache_lock;
+    kgrt_buffer *cache;              /* free blocks, a list */
+    size_t cached, in_use;           /* bytes */
+    bool caching;
 };
 
 struct kgrt_buffer {
     kgrt_device *dev;
-    size_t size;
+    size_t size;                     /* as asked */
+    size_t cap;                      /* as allocated */
+    kgrt_buffer *next_free;          /* in dev->cache */
 };
 
 struct kgrt_kernel {
@@ -84,8 +105,23 @@ struct kgrt_backend_ops {
     /* Allocate a kernel and fill attrs, nparams, param_size. */
     int (*kernel_get)(kgrt_module *m, const char *name, kgrt_kernel **out);
     void (*kernel_release)(kgrt_kernel *k);
-    /* Launch; with ms != NULL wait for it and time it. */
-    int (*launch)(kgrt_kernel *k, const unsigned grid[3],
+    void *(*buffer_native)(const kgrt_buffer *b);
+
+    /* Streams: create a native stream (wrap == NULL and create), or check
+     * and retain a foreign one; destroy what stream_create made. */
+    int (*stream_create)(kgrt_device *d, void *wrap, bool create,
+                         void **native);
+    void (*stream_destroy)(kgrt_device *d, void *native, bool owned);
+    int (*stream_sync)(kgrt_device *d, void *native);   /* honours timeout */
+    /* A new native event after the work queued on stream so far. */
+    int (*event_record)(kgrt_device *d, void *stream, void **ev);
+    int (*event_sync)(kgrt_device *d, void *ev);
+    int (*event_elapsed)(kgrt_device *d, void *a, void *b, double *ms);
+    void (*event_destroy)(kgrt_device *d, void *ev);
+
+    /* Launch on stream (a native handle); with ms != NULL wait for it and
+     * time it. */
+    int (*launch)(kgrt_kernel *k, void *stream, const unsigned grid[3],
                   const unsigned block[3], size_t dynamic_shared,
                   const kgrt_arg *args, int nargs, double *ms);
 };

@@ -357,6 +357,12 @@ static int fill_limits(ocl_device *d)
     }
     lim->l2_bytes = (size_t)cache;
     lim->max_alloc = (size_t)maxalloc;
+    {
+        cl_uint bits = 0;
+        clGetDeviceInfo(d->dev, CL_DEVICE_MEM_BASE_ADDR_ALIGN, sizeof bits,
+                        &bits, NULL);
+        lim->base_align = bits >= 8 ? bits / 8 : 1;
+    }
     return KGRT_OK;
 }
 
@@ -405,6 +411,7 @@ static int opencl_device_open(int index, kgrt_device **out)
         rc = cl_fail("clCreateCommandQueue", e);
         goto cleanup;
     }
+    d->base.stream0.native = d->queue;
     *out = &d->base;
     return KGRT_OK;
 cleanup:
@@ -414,7 +421,8 @@ cleanup:
 
 /* Wait for ev, bounded by the device's timeout.  A command that ended with
  * an error status is KGRT_ELAUNCH. */
-static int wait_event(ocl_device *d, cl_event ev, const char *what)
+static int wait_event(ocl_device *d, cl_command_queue q, cl_event ev,
+                      const char *what)
 {
     double timeout = atomic_load(&d->base.timeout_ms), start;
     unsigned sleep_us = 0;
@@ -431,7 +439,7 @@ static int wait_event(ocl_device *d, cl_event ev, const char *what)
         return kgrt_error(KGRT_ELAUNCH, "%s: clWaitForEvents: %s", what,
                           cl_errname(e));
     }
-    if ((e = clFlush(d->queue)) != CL_SUCCESS)
+    if ((e = clFlush(q)) != CL_SUCCESS)
         return kgrt_error(KGRT_ELAUNCH, "%s: clFlush: %s", what,
                           cl_errname(e));
     start = kgrt_now_ms();
@@ -467,9 +475,106 @@ static int opencl_synchronize(kgrt_device *base)
     e = clEnqueueMarkerWithWaitList(d->queue, 0, NULL, &ev);
     if (e != CL_SUCCESS)
         return cl_fail("clEnqueueMarkerWithWaitList", e);
-    rc = wait_event(d, ev, "queued work");
+    rc = wait_event(d, d->queue, ev, "queued work");
     clReleaseEvent(ev);
     return rc;
+}
+
+/* ---- streams and events ------------------------------------------------- */
+
+static int opencl_stream_create(kgrt_device *base, void *wrap, bool create,
+                                void **native)
+{
+    ocl_device *d = DEV(base);
+    cl_command_queue q;
+    cl_context ctx = NULL;
+    cl_int e = CL_SUCCESS;
+    if (!create) {
+        q = (cl_command_queue)wrap;
+        if (!q)
+            return kgrt_error(KGRT_EINVAL, "kgrt_stream_wrap: an OpenCL "
+                              "queue cannot be NULL");
+        e = clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof ctx, &ctx,
+                                  NULL);
+        if (e != CL_SUCCESS)
+            return cl_fail("clGetCommandQueueInfo", e);
+        if (ctx != d->ctx)
+            return kgrt_error(KGRT_EINVAL, "kgrt_stream_wrap: the queue "
+                              "belongs to another OpenCL context");
+        clRetainCommandQueue(q);
+        *native = q;
+        return KGRT_OK;
+    }
+    q = clCreateCommandQueue(d->ctx, d->dev, CL_QUEUE_PROFILING_ENABLE, &e);
+    if (!q)
+        return cl_fail("clCreateCommandQueue", e);
+    *native = q;
+    return KGRT_OK;
+}
+
+static void opencl_stream_destroy(kgrt_device *base, void *native, bool owned)
+{
+    (void)base;
+    (void)owned;               /* a wrapped queue was retained */
+    clReleaseCommandQueue((cl_command_queue)native);
+}
+
+static int opencl_stream_sync(kgrt_device *base, void *native)
+{
+    cl_command_queue q = (cl_command_queue)native;
+    cl_event ev = NULL;
+    cl_int e = clEnqueueMarkerWithWaitList(q, 0, NULL, &ev);
+    int rc;
+    if (e != CL_SUCCESS)
+        return cl_fail("clEnqueueMarkerWithWaitList", e);
+    rc = wait_event(DEV(base), q, ev, "queued work");
+    clReleaseEvent(ev);
+    return rc;
+}
+
+static int opencl_event_record(kgrt_device *base, void *stream, void **out)
+{
+    cl_event ev = NULL;
+    cl_int e = clEnqueueMarkerWithWaitList((cl_command_queue)stream, 0, NULL,
+                                           &ev);
+    (void)base;
+    if (e != CL_SUCCESS)
+        return cl_fail("clEnqueueMarkerWithWaitList", e);
+    clFlush((cl_command_queue)stream);
+    *out = ev;
+    return KGRT_OK;
+}
+
+static int opencl_event_sync(kgrt_device *base, void *ev)
+{
+    cl_command_queue q = NULL;
+    clGetEventInfo((cl_event)ev, CL_EVENT_COMMAND_QUEUE, sizeof q, &q, NULL);
+    return wait_event(DEV(base), q ? q : DEV(base)->queue, (cl_event)ev,
+                      "event");
+}
+
+static int opencl_event_elapsed(kgrt_device *base, void *a, void *b,
+                                double *ms)
+{
+    cl_ulong t0 = 0, t1 = 0;
+    cl_int e;
+    int rc;
+    if ((rc = opencl_event_sync(base, b)) < 0 ||
+        (rc = opencl_event_sync(base, a)) < 0)
+        return rc;
+    if ((e = clGetEventProfilingInfo((cl_event)a, CL_PROFILING_COMMAND_END,
+                                     sizeof t0, &t0, NULL)) != CL_SUCCESS ||
+        (e = clGetEventProfilingInfo((cl_event)b, CL_PROFILING_COMMAND_END,
+                                     sizeof t1, &t1, NULL)) != CL_SUCCESS)
+        return cl_fail("clGetEventProfilingInfo", e);
+    *ms = t1 > t0 ? (double)(t1 - t0) * 1e-6 : 0.0;
+    return KGRT_OK;
+}
+
+static void opencl_event_destroy(kgrt_device *base, void *ev)
+{
+    (void)base;
+    clReleaseEvent((cl_event)ev);
 }
 
 /* ---- memory ---------------------------------------------------------------- */
@@ -496,6 +601,11 @@ static void opencl_buffer_free(kgrt_buffer *base)
     ocl_buffer *b = (ocl_buffer *)base;
     clReleaseMemObject(b->mem);
     free(b);
+}
+
+static void *opencl_buffer_native(const kgrt_buffer *b)
+{
+    return ((const ocl_buffer *)b)->mem;
 }
 
 static int opencl_buffer_write(kgrt_buffer *base, size_t off, const void *src,
@@ -678,12 +788,45 @@ static void opencl_kernel_release(kgrt_kernel *base)
     free(k);
 }
 
-static int set_arg(ocl_kernel *k, int i, const kgrt_arg *a)
+/* Set argument i; a native cl_mem at a non-zero offset becomes a
+ * sub-buffer, returned in *sub for the caller to release after the
+ * enqueue. */
+static int set_arg(ocl_kernel *k, int i, const kgrt_arg *a, cl_mem *sub)
 {
     const void *p = NULL;
     size_t n = kgrt_arg_size(a);
+    cl_mem mem;
     cl_int e;
+    *sub = NULL;
     switch (a->kind) {
+    case KGRT_ARG_NATIVE:
+        mem = (cl_mem)a->bytes;
+        n = sizeof(cl_mem);
+        if (a->size) {
+            size_t size = 0;
+            cl_buffer_region r;
+            e = clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof size, &size, NULL);
+            if (e != CL_SUCCESS)
+                return kgrt_error(KGRT_EINVAL, "%s: argument %d: "
+                                  "clGetMemObjectInfo: %s", k->base.name, i,
+                                  cl_errname(e));
+            if (a->size >= size)
+                return kgrt_error(KGRT_EINVAL, "%s: argument %d: offset %zu "
+                                  "beyond the buffer's %zu bytes",
+                                  k->base.name, i, a->size, size);
+            r.origin = a->size;
+            r.size = size - a->size;
+            *sub = clCreateSubBuffer(mem, CL_MEM_READ_WRITE,
+                                     CL_BUFFER_CREATE_TYPE_REGION, &r, &e);
+            if (!*sub)
+                return kgrt_error(KGRT_EINVAL, "%s: argument %d: "
+                                  "clCreateSubBuffer at %zu: %s",
+                                  k->base.name, i, a->size, cl_errname(e));
+            p = sub;
+        } else {
+            p = &a->bytes;
+        }
+        break;
     case KGRT_ARG_BUFFER: p = &((ocl_buffer *)a->buf)->mem; n = sizeof(cl_mem);
         break;
     case KGRT_ARG_I32: p = &a->i32; break;
@@ -699,12 +842,15 @@ static int set_arg(ocl_kernel *k, int i, const kgrt_arg *a)
     return KGRT_OK;
 }
 
-static int opencl_launch(kgrt_kernel *base, const unsigned grid[3],
-                         const unsigned block[3], size_t dyn,
-                         const kgrt_arg *args, int nargs, double *ms)
+static int opencl_launch(kgrt_kernel *base, void *stream,
+                         const unsigned grid[3], const unsigned block[3],
+                         size_t dyn, const kgrt_arg *args, int nargs,
+                         double *ms)
 {
     ocl_kernel *k = (ocl_kernel *)base;
     ocl_device *d = DEV(base->mod->dev);
+    cl_command_queue q = (cl_command_queue)stream;
+    cl_mem stack_sub[64], *sub = stack_sub;
     size_t gws[3], lws[3];
     cl_uint dims = 3, i;
     cl_event ev = NULL;
@@ -723,13 +869,21 @@ static int opencl_launch(kgrt_kernel *base, const unsigned grid[3],
     while (dims > 1 && gws[dims - 1] == 1)
         dims--;
 
+    if (nargs > 64 && !(sub = calloc((size_t)nargs, sizeof *sub)))
+        return kgrt_error(KGRT_ENOMEM, "out of memory");
+    memset(sub, 0, (size_t)(nargs < 64 ? 64 : nargs) * sizeof *sub);
     pthread_mutex_lock(&k->lock);
     for (i = 0; i < (cl_uint)nargs && rc == KGRT_OK; i++)
-        rc = set_arg(k, (int)i, &args[i]);
+        rc = set_arg(k, (int)i, &args[i], &sub[i]);
     if (rc == KGRT_OK)
-        e = clEnqueueNDRangeKernel(d->queue, k->kern, dims, NULL, gws, lws, 0,
+        e = clEnqueueNDRangeKernel(q, k->kern, dims, NULL, gws, lws, 0,
                                    NULL, ms ? &ev : NULL);
     pthread_mutex_unlock(&k->lock);
+    for (i = 0; i < (cl_uint)nargs; i++)
+        if (sub[i])
+            clReleaseMemObject(sub[i]);   /* the queue keeps it alive */
+    if (sub != stack_sub)
+        free(sub);
     if (rc < 0)
         return rc;
 
@@ -757,7 +911,7 @@ static int opencl_launch(kgrt_kernel *base, const unsigned grid[3],
     if (!ms)
         return KGRT_OK;
 
-    rc = wait_event(d, ev, base->name);
+    rc = wait_event(d, q, ev, base->name);
     if (rc == KGRT_OK) {
         if ((e = clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START,
                                          sizeof t0, &t0, NULL)) !=
@@ -837,13 +991,52 @@ static int opencl_kernel_get(kgrt_module *m, const char *name,
     return no_opencl();
 }
 static void opencl_kernel_release(kgrt_kernel *k) { (void)k; }
-static int opencl_launch(kgrt_kernel *k, const unsigned grid[3],
+static int opencl_launch(kgrt_kernel *k, void *stream, const unsigned grid[3],
                          const unsigned block[3], size_t dyn,
                          const kgrt_arg *args, int nargs, double *ms)
 {
-    (void)k; (void)grid; (void)block; (void)dyn; (void)args; (void)nargs;
-    (void)ms;
+    (void)k; (void)stream; (void)grid; (void)block; (void)dyn; (void)args;
+    (void)nargs; (void)ms;
     return no_opencl();
+}
+static void *opencl_buffer_native(const kgrt_buffer *b)
+{
+    (void)b;
+    return NULL;
+}
+static int opencl_stream_create(kgrt_device *d, void *wrap, bool create,
+                                void **native)
+{
+    (void)d; (void)wrap; (void)create; (void)native;
+    return no_opencl();
+}
+static void opencl_stream_destroy(kgrt_device *d, void *native, bool owned)
+{
+    (void)d; (void)native; (void)owned;
+}
+static int opencl_stream_sync(kgrt_device *d, void *native)
+{
+    (void)d; (void)native;
+    return no_opencl();
+}
+static int opencl_event_record(kgrt_device *d, void *stream, void **ev)
+{
+    (void)d; (void)stream; (void)ev;
+    return no_opencl();
+}
+static int opencl_event_sync(kgrt_device *d, void *ev)
+{
+    (void)d; (void)ev;
+    return no_opencl();
+}
+static int opencl_event_elapsed(kgrt_device *d, void *a, void *b, double *ms)
+{
+    (void)d; (void)a; (void)b; (void)ms;
+    return no_opencl();
+}
+static void opencl_event_destroy(kgrt_device *d, void *ev)
+{
+    (void)d; (void)ev;
 }
 
 #endif
@@ -864,5 +1057,13 @@ const kgrt_backend_ops kgrt_opencl_ops = {
     .module_unload = opencl_module_unload,
     .kernel_get = opencl_kernel_get,
     .kernel_release = opencl_kernel_release,
+    .buffer_native = opencl_buffer_native,
+    .stream_create = opencl_stream_create,
+    .stream_destroy = opencl_stream_destroy,
+    .stream_sync = opencl_stream_sync,
+    .event_record = opencl_event_record,
+    .event_sync = opencl_event_sync,
+    .event_elapsed = opencl_event_elapsed,
+    .event_destroy = opencl_event_destroy,
     .launch = opencl_launch,
 };

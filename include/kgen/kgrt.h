@@ -117,12 +117,17 @@ typedef struct kgrt_limits {
     unsigned max_grid[3];         /* per-axis number of blocks */
     size_t l2_bytes;              /* last-level cache, for flushing it */
     size_t max_alloc;             /* largest single buffer */
+    size_t base_align;            /* bytes: where a sub-range of a native
+                                     buffer may start (OpenCL's
+                                     MEM_BASE_ADDR_ALIGN; 1 on CUDA) */
 } kgrt_limits;
 
 typedef struct kgrt_device kgrt_device;
 typedef struct kgrt_buffer kgrt_buffer;  /* CUdeviceptr / cl_mem */
 typedef struct kgrt_module kgrt_module;
 typedef struct kgrt_kernel kgrt_kernel;
+typedef struct kgrt_stream kgrt_stream;  /* CUstream / cl_command_queue */
+typedef struct kgrt_event kgrt_event;    /* CUevent / a marker cl_event */
 
 typedef enum {
     KGRT_IMAGE_CUBIN,          /* an ELF cubin (or a fatbin) */
@@ -156,6 +161,11 @@ typedef enum {
                                   a struct by value, or a native handle
                                   such as a CUdeviceptr from PyTorch
                                   (&ptr, 8) or a cl_mem (&mem, sizeof mem) */
+    KGRT_ARG_NATIVE,           /* memory the caller owns: a CUdeviceptr or a
+                                  cl_mem (`bytes`) plus a byte offset
+                                  (`size`); on OpenCL a non-zero offset
+                                  becomes a sub-buffer, so it must be a
+                                  multiple of limits.base_align */
 } kgrt_arg_kind;
 
 typedef struct kgrt_arg {
@@ -194,6 +204,13 @@ static inline kgrt_arg kgrt_arg_bytes(const void *p, size_t n)
     return a;
 }
 
+/* handle: the CUdeviceptr value cast to a pointer, or the cl_mem. */
+static inline kgrt_arg kgrt_arg_native(void *handle, size_t offset)
+{
+    kgrt_arg a = { KGRT_ARG_NATIVE, NULL, 0, 0, 0.0f, handle, offset };
+    return a;
+}
+
 /* ---- backends and devices ------------------------------------------- */
 
 /* "cuda", "opencl"; "unknown" for any other value. */
@@ -211,6 +228,11 @@ int kgrt_device_info_get(kgrt_backend b, int index, kgrt_device_info *out);
 /* Open device index of backend b.  KGRT_ENODEVICE when there is no such
  * device (the message says why: no driver, no platform, index too high). */
 int kgrt_device_open(kgrt_backend b, int index, kgrt_device **out);
+/* Open the device that $KGRT_DEVICE names (an index, default 0) of
+ * backend b, the way generated libraries pick their device. */
+int kgrt_device_open_default(kgrt_backend b, kgrt_device **out);
+/* Releases the device's cached buffers too; every buffer, module and
+ * stream of it must have been freed. */
 void kgrt_device_close(kgrt_device *d);
 int kgrt_device_get_info(kgrt_device *d, kgrt_device_info *out);
 int kgrt_device_limits(kgrt_device *d, kgrt_limits *out);
@@ -227,8 +249,21 @@ int kgrt_synchronize(kgrt_device *d);
 
 /* ---- memory ----------------------------------------------------------- */
 
+/* Buffers come from a caching allocator: kgrt_buffer_free keeps the memory
+ * on the device for the next allocation of a similar size (sizes round up
+ * to 512 bytes, above 1 MiB to 2 MiB; a cached block serves a request of
+ * at least half its size).  An allocation that fails for lack of device
+ * memory releases the cache and tries once more.  $KGRT_CACHE=0 turns
+ * caching off. */
 int kgrt_buffer_alloc(kgrt_device *d, size_t bytes, kgrt_buffer **out);
 void kgrt_buffer_free(kgrt_buffer *b);
+/* Give the cached (free) blocks back to the driver. */
+int kgrt_device_empty_cache(kgrt_device *d);
+/* Bytes in live buffers and in cached free blocks. */
+int kgrt_device_memory(kgrt_device *d, size_t *in_use, size_t *cached);
+/* The native handle: a CUdeviceptr cast to a pointer, or the cl_mem; for
+ * tensor descriptors (kgrt_arg_native) and interop.  NULL for NULL. */
+void *kgrt_buffer_native(const kgrt_buffer *b);
 size_t kgrt_buffer_size(const kgrt_buffer *b);        /* 0 for NULL */
 /* Blocking copies; offset + bytes must lie within the buffer. */
 int kgrt_buffer_write(kgrt_buffer *b, size_t offset, const void *src,
@@ -270,6 +305,40 @@ int kgrt_launch_timed(kgrt_kernel *k, const unsigned grid[3],
                       const unsigned block[3], size_t dynamic_shared,
                       const kgrt_arg *args, int nargs, double *ms);
 
+/* ---- streams and events ---------------------------------------------- */
+
+/* The device's own stream (the one kgrt_launch uses); owned by d. */
+kgrt_stream *kgrt_device_stream(kgrt_device *d);
+/* A new stream (CUDA: non-blocking; OpenCL: an in-order profiling queue). */
+int kgrt_stream_create(kgrt_device *d, kgrt_stream **out);
+/* Use a stream someone else owns: a CUstream (e.g. PyTorch's
+ * torch.cuda.current_stream().cuda_stream; NULL is the legacy default
+ * stream) or a cl_command_queue of d's context (retained).  Destroying the
+ * wrapper leaves the native stream alone. */
+int kgrt_stream_wrap(kgrt_device *d, void *native, kgrt_stream **out);
+void kgrt_stream_destroy(kgrt_stream *s);
+int kgrt_stream_synchronize(kgrt_stream *s);
+kgrt_device *kgrt_stream_device(const kgrt_stream *s);
+
+int kgrt_event_create(kgrt_device *d, kgrt_event **out);
+void kgrt_event_destroy(kgrt_event *e);
+/* Mark the point after everything queued on s so far. */
+int kgrt_event_record(kgrt_event *e, kgrt_stream *s);
+int kgrt_event_synchronize(kgrt_event *e);
+/* Milliseconds between two recorded events, once both have completed. */
+int kgrt_event_elapsed(kgrt_event *start, kgrt_event *end, double *ms);
+
+/* kgrt_launch on stream s (NULL: the device's own). */
+int kgrt_launch_on(kgrt_kernel *k, kgrt_stream *s, const unsigned grid[3],
+                   const unsigned block[3], size_t dynamic_shared,
+                   const kgrt_arg *args, int nargs);
+
+/* Per-launch timing log: with a path ("-" for stderr), every launch is
+ * timed (it waits for the kernel) and a line "kgrt: KERNEL grid X,Y,Z
+ * block X,Y,Z MS ms" is appended; NULL turns it off.  $KGRT_LAUNCH_LOG
+ * sets it at the first launch. */
+int kgrt_set_launch_log(const char *path);
+
 /* ---- errors ----------------------------------------------------------- */
 
 /* The reason for this thread's last failure; "" when there is none.  Never
@@ -278,6 +347,14 @@ int kgrt_launch_timed(kgrt_kernel *k, const unsigned grid[3],
  * an illegal memory access was encountered", "clEnqueueNDRangeKernel:
  * CL_INVALID_WORK_GROUP_SIZE"). */
 const char *kgrt_last_error(void);
+
+/* Set this thread's last error (for libraries built on kgrt, such as the
+ * launchers kgen generates) and return status. */
+int kgrt_set_error(int status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 /* A short description of a status: "invalid argument", ... */
 const char *kgrt_status_string(int status);
