@@ -725,3 +725,54 @@ fail:
     rollback(d);
     return -1;
 }
+
+int db_winners(KgDb *d, const char *op, const char *shape, const char *dtype,
+               const char *arch, const char *template_hash, DbWinner **out,
+               Arena *a)
+{
+    DbWinner *w = NULL;
+    int n = 0, cap = 0, rc;
+    *out = NULL;
+    if (d->empty)
+        return 0;
+    sqlite3_stmt *st = prepare(d,
+        "SELECT k.shape, w.config, w.median_ms, w.run_id, w.trial_id, "
+        "r.device, r.driver, r.compiler, w.fingerprint, t.created "
+        "FROM winners w JOIN kernels k ON k.id = w.kernel_id "
+        "JOIN trials t ON t.id = w.trial_id JOIN runs r ON r.id = w.run_id "
+        "WHERE k.op = ?1 AND k.dtype = ?2 AND k.arch = ?3 AND "
+        "t.template_hash = ?4 AND (?5 IS NULL OR k.shape = ?5) "
+        "ORDER BY w.run_id DESC, w.trial_id DESC");
+    if (!st)
+        return -1;
+    bind_text(st, 1, op);
+    bind_text(st, 2, dtype);
+    bind_text(st, 3, arch);
+    bind_text(st, 4, template_hash);
+    if (shape)
+        bind_text(st, 5, shape);
+    else
+        sqlite3_bind_null(st, 5);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        DbWinner x;
+        x.shape = col_str(st, 0, a);
+        x.config = col_str(st, 1, a);
+        x.median_ms = col_real(st, 2);
+        x.run = sqlite3_column_int64(st, 3);
+        x.trial = sqlite3_column_int64(st, 4);
+        x.device = col_str(st, 5, a);
+        x.driver = col_str(st, 6, a);
+        x.compiler = col_str(st, 7, a);
+        x.fingerprint = col_str(st, 8, a);
+        x.created = col_str(st, 9, a);
+        ARENA_PUSH(a, w, n, cap, x);
+    }
+    if (rc != SQLITE_DONE) {
+        set_err(d, "winner lookup");
+        sqlite3_finalize(st);
+        return -1;
+    }
+    sqlite3_finalize(st);
+    *out = w;
+    return n;
+}

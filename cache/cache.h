@@ -81,4 +81,19 @@ int db_trial_find(KgDb *db, int64_t kernel, const char *fingerprint,
 int db_winner_update(KgDb *db, int64_t kernel, const char *fingerprint,
                      const char *default_config, DbTrial *w, Arena *a);
 
+/* A stored winner as `kgen build` uses it. */
+typedef struct DbWinner {
+    const char *shape, *config;
+    double median_ms;
+    int64_t run, trial;
+    const char *device, *driver, *compiler, *fingerprint, *created;
+} DbWinner;
+
+/* Every winner of (op, dtype, arch) measured with template_hash (winners
+ * of an older template are stale and never returned), newest run first;
+ * shape NULL: any shape.  Strings in a.  The count, or -1 on error. */
+int db_winners(KgDb *db, const char *op, const char *shape, const char *dtype,
+               const char *arch, const char *template_hash, DbWinner **out,
+               Arena *a);
+
 #endif

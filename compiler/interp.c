@@ -45,6 +45,8 @@ typedef struct Interp {
     Str *err;                  /* messages; may be NULL */
     uint64_t seed;             /* of the random inputs */
     int64_t sstride;           /* > 1: heavy ops compute only sampled rows */
+    const Tensor *given;       /* per g->inputs: data to use (n > 0), or
+                                  NULL: random */
 } Interp;
 
 /* Row sampling (interp_kernel_sampled): linear, matmul, conv1d and sdpa
@@ -2063,7 +2065,13 @@ static void release_kernel(Interp *I, const Kernel *k, int step)
 int interp_run(const Graph *g, const Plan *p, uint64_t seed, Tensor *outs,
                Str *err)
 {
-    Interp I = {g, NULL, NULL, err, seed, 1};
+    return interp_run_given(g, p, seed, NULL, outs, err);
+}
+
+int interp_run_given(const Graph *g, const Plan *p, uint64_t seed,
+                     const Tensor *given, Tensor *outs, Str *err)
+{
+    Interp I = {g, NULL, NULL, err, seed, 1, given};
     int rc = -1, nsteps = p ? p->nk : g->nnodes;
     int *step = NULL;
     if (g->noutputs > 0 && !outs)
@@ -2103,9 +2111,22 @@ int interp_run(const Graph *g, const Plan *p, uint64_t seed, Tensor *outs,
             if (step[v->uses[u]->id] > I.last[i])
                 I.last[i] = step[v->uses[u]->id];
     }
-    for (int i = 0; i < g->ninputs; i++)
-        if (gen_input(&I, g->inputs[i]))
+    for (int i = 0; i < g->ninputs; i++) {
+        const Tensor *gv = given ? &given[i] : NULL;
+        if (gv && gv->data) {
+            Tensor *t = store(&I, NULL, g->inputs[i]);
+            if (!t)
+                goto done;
+            if (gv->n != t->n) {
+                fail(&I, NULL, "input %s: %lld elements given, %lld expected",
+                     g->inputs[i]->name, (long long)gv->n, (long long)t->n);
+                goto done;
+            }
+            memcpy(t->data, gv->data, (size_t)t->n * sizeof(double));
+        } else if (gen_input(&I, g->inputs[i])) {
             goto done;
+        }
+    }
     for (int s = 0; s < nsteps; s++) {
         if (p) {
             if (run_kernel(&I, p->k[s]))
@@ -2151,7 +2172,7 @@ done:
 int interp_random(const Graph *g, const Value *v, uint64_t seed, Tensor *out,
                   Str *err)
 {
-    Interp I = {g, NULL, NULL, err, seed, 1};
+    Interp I = {g, NULL, NULL, err, seed, 1, NULL};
     memset(out, 0, sizeof *out);
     I.vt = calloc((size_t)g->nvalues + 1, sizeof *I.vt);
     if (!I.vt)
@@ -2178,7 +2199,7 @@ int interp_kernel_sampled(const Plan *p, const Kernel *k, const Tensor *in,
                           Tensor *out, int64_t stride, Str *err)
 {
     const Graph *g = p->g;
-    Interp I = {g, NULL, NULL, err, 0, stride};
+    Interp I = {g, NULL, NULL, err, 0, stride, NULL};
     int rc = -1;
     memset(out, 0, (size_t)k->nout * sizeof *out);
     I.vt = calloc((size_t)g->nvalues + 1, sizeof *I.vt);

@@ -565,6 +565,10 @@ typedef struct Tensor {
  * failure -1 with a message in err. */
 int interp_run(const Graph *g, const Plan *p, uint64_t seed, Tensor *outs,
                Str *err);
+/* interp_run with given data for some inputs: given[i] (per g->inputs,
+ * data != NULL) replaces the random tensor of input i. */
+int interp_run_given(const Graph *g, const Plan *p, uint64_t seed,
+                     const Tensor *given, Tensor *outs, Str *err);
 void tensor_free(Tensor *t);
 /* Random data for one value, as interp_run makes inputs (seeded by name). */
 int interp_random(const Graph *g, const Value *v, uint64_t seed, Tensor *out,
@@ -621,6 +625,9 @@ typedef struct Options {
     double threshold;          /* --threshold P (percent) for regressions */
     const char *role;          /* __worker --role compile|device */
     const char *arg2;          /* cache: the subcommand's argument */
+    bool no_lib;               /* build --no-lib: sources only */
+    const char *save;          /* run --save FILE: reference data */
+    int layers;                /* run --layers N: a stack of the model */
 } Options;
 
 /* Load, parse, check, match and plan a model; NULL after reporting errors. */
@@ -639,6 +646,9 @@ Template *template_get(TemplateCache *c, const char *dir, const char *name,
                        Str *err, Arena *a);
 int cmd_gen(const Options *o);
 int cmd_space(const Options *o);
+
+/* build.c -- kgen build: fused.h, fused.c, libfused.a, libfused.so */
+int cmd_build(const Options *o);
 
 /* check.c -- kgen check: candidates against the reference on a device */
 int cmd_check(const Options *o);

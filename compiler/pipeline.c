@@ -307,8 +307,11 @@ static void usage(FILE *fp)
         "  plan  MODEL.pat [--dim N=V]... [--dtype N=T]... [--json] [-d STAGE]\n"
         "                     what will be fused, and how\n"
         "  run   MODEL.pat --ref [--plan] [--seed N] [--dim N=V]... [--dtype N=T]...\n"
+        "        [--save FILE [--layers N]]\n"
         "                     evaluate in double precision on the CPU; --plan also\n"
-        "                     evaluates the fused plan and compares\n"
+        "                     evaluates the fused plan and compares; --save\n"
+        "                     writes inputs, weights and reference outputs\n"
+        "                     (of N stacked layers) for examples/fused_demo\n"
         "  gen   MODEL.pat --backend cuda|opencl [--arch sm_90] -o DIR\n"
         "                     write the expanded kernel sources, for reading\n"
         "  space TEMPLATE [MODEL.pat [--kernel NAME]] [--arch A]\n"
@@ -327,7 +330,10 @@ static void usage(FILE *fp)
         "        |export [-o FILE]|import FILE|check [--db FILE] [--json]\n"
         "                     query and maintain the tuning cache\n"
         "  devices [--json]   usable backends and devices\n"
-        "  build: not implemented yet\n"
+        "  build MODEL.pat --arch sm_90|opencl -o DIR [--db FILE]\n"
+        "        [--dim N=V[,V...]]... [--no-lib]\n"
+        "                     fused.h + fused.c + libfused.a + libfused.so: the\n"
+        "                     tuned kernels, typed launchers and MODEL_forward\n"
         "\n"
         "options:\n"
         "  --patterns DIR     pattern files (default: $KGEN_PATTERNS, else the\n"
@@ -396,7 +402,7 @@ int kgen_main(int argc, char **argv)
             "--patterns", "--max-input", "-d", "--templates", "--arch",
             "--backend", "-o", "--kernel", "--configs", "--db", "--strategy",
             "--budget", "--time", "--device", "--jobs", "--timeout",
-            "--threshold", "--role"};
+            "--threshold", "--role", "--save", "--layers"};
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++) {
             size_t n = strlen(with_value[k]);
             if (!strncmp(s, with_value[k], n) && (s[n] == 0 || s[n] == '=')) {
@@ -470,6 +476,19 @@ int kgen_main(int argc, char **argv)
             o.strategy = val;
         } else if (!strcmp(s, "--role")) {
             o.role = val;
+        } else if (!strcmp(s, "--save")) {
+            o.save = val;
+        } else if (!strcmp(s, "--layers")) {
+            char *end;
+            long v = strtol(val, &end, 10);
+            if (*end || end == val || v < 1 || v > 1000) {
+                fprintf(stderr, "kgen: error: --layers %s: expected 1 to "
+                        "1000\n", val);
+                goto out;
+            }
+            o.layers = (int)v;
+        } else if (!strcmp(s, "--no-lib")) {
+            o.no_lib = true;
         } else if (!strcmp(s, "--budget") || !strcmp(s, "--device") ||
                    !strcmp(s, "--jobs")) {
             char *end;
@@ -551,16 +570,13 @@ int kgen_main(int argc, char **argv)
         rc = cmd_worker(&o);
         goto out;
     }
-    static const char *later[] = {"build"};
-    for (size_t k = 0; k < sizeof later / sizeof *later; k++)
-        if (!strcmp(o.cmd, later[k])) {
-            fprintf(stderr, "kgen: error: 'kgen %s' is not implemented yet\n",
-                    o.cmd);
-            goto out;
-        }
+    if (!strcmp(o.cmd, "build") && o.path) {
+        rc = cmd_build(&o);
+        goto out;
+    }
     if (strcmp(o.cmd, "plan") && strcmp(o.cmd, "run") && strcmp(o.cmd, "gen") &&
         strcmp(o.cmd, "check") && strcmp(o.cmd, "tune") &&
-        strcmp(o.cmd, "__worker")) {
+        strcmp(o.cmd, "__worker") && strcmp(o.cmd, "build")) {
         fprintf(stderr, "kgen: error: unknown command '%s'\n", o.cmd);
         usage(stderr);
         goto out;

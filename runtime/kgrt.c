@@ -160,6 +160,30 @@ const char *kgrt_last_error(void)
     return last_error;
 }
 
+size_t kgrt_dtype_size(int dtype)
+{
+    switch (dtype) {
+    case KGRT_BOOL: return 1;
+    case KGRT_I32: return 4;
+    case KGRT_F16: return 2;
+    case KGRT_BF16: return 2;
+    case KGRT_F32: return 4;
+    }
+    return 0;
+}
+
+const char *kgrt_dtype_name(int dtype)
+{
+    switch (dtype) {
+    case KGRT_BOOL: return "bool";
+    case KGRT_I32: return "i32";
+    case KGRT_F16: return "f16";
+    case KGRT_BF16: return "bf16";
+    case KGRT_F32: return "f32";
+    }
+    return "unknown";
+}
+
 const char *kgrt_status_string(int status)
 {
     switch (status) {
@@ -177,6 +201,13 @@ const char *kgrt_status_string(int status)
     case KGRT_ESTICKY: return "device fault (context unusable)";
     case KGRT_ETIMEOUT: return "timed out";
     case KGRT_EOOM: return "out of device memory";
+    case KGRT_EDTYPE: return "wrong dtype";
+    case KGRT_ERANK: return "wrong rank";
+    case KGRT_ESHAPE: return "shape not built";
+    case KGRT_ESTRIDE: return "unsupported strides";
+    case KGRT_EALIGN: return "misaligned data";
+    case KGRT_EALIAS: return "overlapping arguments";
+    case KGRT_EWORKSPACE: return "workspace too small";
     }
     return "unknown status";
 }

@@ -87,7 +87,48 @@ typedef enum {
     KGRT_ESTICKY = -11,        /* device fault: the context is unusable */
     KGRT_ETIMEOUT = -12,       /* a wait passed the device's timeout */
     KGRT_EOOM = -13,           /* out of device memory */
+    /* the launchers of a generated library (fused.h) */
+    KGRT_EDTYPE = -14,         /* a tensor of the wrong dtype */
+    KGRT_ERANK = -15,          /* a tensor of the wrong rank */
+    KGRT_ESHAPE = -16,         /* a shape the library was not built for */
+    KGRT_ESTRIDE = -17,        /* strides (a layout) the kernel cannot read */
+    KGRT_EALIGN = -18,         /* data not aligned as the kernel needs */
+    KGRT_EALIAS = -19,         /* an output overlaps another argument */
+    KGRT_EWORKSPACE = -20,     /* the workspace is missing or too small */
 } kgrt_status;
+
+/* Element types, in kgen's order (bool is one byte, f16 and bf16 two). */
+typedef enum {
+    KGRT_BOOL = 0,
+    KGRT_I32 = 1,
+    KGRT_F16 = 2,
+    KGRT_BF16 = 3,
+    KGRT_F32 = 4,
+} kgrt_dtype;
+
+#define KGRT_MAX_RANK 8
+
+/*
+ * A tensor descriptor, as the launchers of a generated library take them:
+ * PyTorch's view of a tensor.  Element (i0, i1, ...) lives at byte
+ *     data + offset + (i0*strides[0] + i1*strides[1] + ...) * dtype size
+ * where data is a CUDA device address (a CUdeviceptr cast to a pointer, or
+ * tensor.data_ptr()) or an OpenCL cl_mem, and offset a byte offset into it
+ * (on OpenCL the way to address part of a buffer).  Strides count
+ * elements.
+ */
+typedef struct kgrt_tensor {
+    void *data;
+    size_t offset;
+    int32_t dtype;             /* kgrt_dtype */
+    int32_t rank;
+    int64_t shape[KGRT_MAX_RANK];
+    int64_t strides[KGRT_MAX_RANK];
+} kgrt_tensor;
+
+/* Bytes per element of a kgrt_dtype; 0 for an unknown one. */
+size_t kgrt_dtype_size(int dtype);
+const char *kgrt_dtype_name(int dtype);
 
 typedef enum {
     KGRT_CUDA = 0,
