@@ -1023,6 +1023,17 @@ static bool same_structure(const Plan *a, const Plan *b)
     return true;
 }
 
+/* sm_ + at least two digits + an optional a or f suffix. */
+static bool cuda_arch_ok(const char *arch)
+{
+    size_t nd;
+    if (strncmp(arch, "sm_", 3))
+        return false;
+    nd = strspn(arch + 3, "0123456789");
+    arch += 3 + nd;
+    return nd >= 2 && (!*arch || ((*arch == 'a' || *arch == 'f') && !arch[1]));
+}
+
 int cmd_build(const Options *o)
 {
     Arena *a = arena_new();
@@ -1037,7 +1048,7 @@ int cmd_build(const Options *o)
     }
     B.arch = o->arch;
     B.cuda = strcmp(o->arch, "opencl") != 0;
-    if (B.cuda && strncmp(o->arch, "sm_", 3)) {
+    if (B.cuda && !cuda_arch_ok(o->arch)) {
         fprintf(stderr, "kgen: error: --arch %s: expected sm_XX or opencl\n",
                 o->arch);
         goto out;
@@ -1187,5 +1198,135 @@ out:
     template_cache_free(B.tc);
     db_close(B.db);
     arena_free(a);
+    return rc;
+}
+
+/* ---- reference data for the example program ------------------------------ */
+
+static int put_tensor(FILE *fp, const char *name, int layer, const char *dt,
+                      const Tensor *t, const void *bytes, size_t n)
+{
+    fprintf(fp, "t %s %d %s %d", name, layer, dt, t->rank);
+    for (int d = 0; d < t->rank; d++)
+        fprintf(fp, " %lld", (long long)t->shape[d]);
+    fprintf(fp, " %zu\n", n);
+    return fwrite(bytes, 1, n, fp) == n ? 0 : -1;
+}
+
+static int put_storage(FILE *fp, const Value *v, int layer, const Tensor *t)
+{
+    size_t n = (size_t)t->n * (size_t)dtype_size(v->dt);
+    void *buf = malloc(n ? n : 1);
+    if (!buf)
+        return -1;
+    to_storage(v->dt, t->data, t->n, buf);
+    int rc = put_tensor(fp, v->name, layer, dtype_name(v->dt), t, buf, n);
+    free(buf);
+    return rc;
+}
+
+/* kgen run MODEL --ref --save FILE [--layers L]: the model's inputs and
+ * weights as stored on the device (per layer for a stack, where layer l+1
+ * reads layer l's first output, rounded to its dtype, as its first input)
+ * and the reference outputs of the last layer in double precision. */
+int ref_save(const Options *o, const Graph *g)
+{
+    int L = o->layers > 0 ? o->layers : 1, rc = 1;
+    Tensor *given = calloc((size_t)g->ninputs + 1, sizeof *given);
+    Tensor *outs = calloc((size_t)g->noutputs + 1, sizeof *outs);
+    char *tmp = malloc(strlen(o->save) + 8);
+    Str err = {0};
+    FILE *fp = NULL;
+
+    if (!given || !outs || !tmp)
+        die("out of memory");
+    sprintf(tmp, "%s.tmp", o->save);
+    if (L > 1) {
+        const Value *in = g->ninputs ? g->inputs[0] : NULL;
+        const Value *out = g->noutputs ? g->outputs[0] : NULL;
+        if (!in || !out || in->kind != V_INPUT || in->dt != out->dt ||
+            in->rank != out->rank ||
+            memcmp(in->shape, out->shape, sizeof(int64_t) * (size_t)in->rank)) {
+            fprintf(stderr, "kgen: error: --layers %d: the first input and the "
+                    "first output of %s differ in shape or dtype, so layers "
+                    "do not stack\n", L, g->name);
+            rc = 2;
+            goto out;
+        }
+    }
+    if (!(fp = fopen(tmp, "wb"))) {
+        fprintf(stderr, "kgen: error: cannot write %s: %s\n", tmp,
+                strerror(errno));
+        goto out;
+    }
+    fprintf(fp, "KGREF 1\nmodel %s layers %d\n", g->name, L);
+    for (int l = 0; l < L; l++) {
+        for (int i = 0; i < g->ninputs; i++) {
+            const Value *v = g->inputs[i];
+            if (v->kind == V_INPUT && l > 0)
+                continue;      /* shared, or the previous layer's output */
+            tensor_free(&given[i]);
+            if (interp_random(g, v, o->seed + (v->kind == V_WEIGHT ? (uint64_t)l
+                                                                   : 0),
+                              &given[i], &err)) {
+                fprintf(stderr, "kgen: error: %s\n", err.buf);
+                goto out;
+            }
+            if (put_storage(fp, v, v->kind == V_WEIGHT ? l : -1, &given[i]))
+                goto werr;
+        }
+        for (int i = 0; i < g->noutputs; i++)
+            tensor_free(&outs[i]);
+        if (interp_run_given(g, NULL, o->seed, given, outs, &err)) {
+            fprintf(stderr, "kgen: error: %s\n", err.buf);
+            goto out;
+        }
+        if (l + 1 < L) {
+            /* the next layer reads this output as stored on the device */
+            Tensor *t = &given[0];
+            size_t n = (size_t)outs[0].n * (size_t)dtype_size(g->inputs[0]->dt);
+            void *buf = malloc(n ? n : 1);
+            if (!buf)
+                die("out of memory");
+            to_storage(g->inputs[0]->dt, outs[0].data, outs[0].n, buf);
+            from_storage(g->inputs[0]->dt, buf, outs[0].n, t->data);
+            free(buf);
+        }
+    }
+    for (int i = 0; i < g->noutputs; i++)
+        if (put_tensor(fp, g->outputs[i]->name, L - 1, "f64", &outs[i],
+                       outs[i].data, (size_t)outs[i].n * sizeof(double)))
+            goto werr;
+    if (fclose(fp)) {
+        fp = NULL;
+        goto werr;
+    }
+    fp = NULL;
+    if (rename(tmp, o->save)) {
+        fprintf(stderr, "kgen: error: cannot write %s: %s\n", o->save,
+                strerror(errno));
+        goto out;
+    }
+    if (!o->quiet)
+        printf("saved %s: %d inputs and weights per layer, %d layer%s, %d "
+               "reference outputs\n", o->save, g->ninputs, L, L > 1 ? "s" : "",
+               g->noutputs);
+    rc = 0;
+    goto out;
+werr:
+    fprintf(stderr, "kgen: error: cannot write %s: %s\n", tmp, strerror(errno));
+out:
+    if (fp)
+        fclose(fp);
+    if (rc)
+        unlink(tmp);
+    for (int i = 0; i < g->ninputs; i++)
+        tensor_free(&given[i]);
+    for (int i = 0; i < g->noutputs; i++)
+        tensor_free(&outs[i]);
+    free(given);
+    free(outs);
+    free(tmp);
+    str_free(&err);
     return rc;
 }

@@ -649,6 +649,8 @@ int cmd_space(const Options *o);
 
 /* build.c -- kgen build: fused.h, fused.c, libfused.a, libfused.so */
 int cmd_build(const Options *o);
+/* kgen run --save FILE [--layers N]: inputs, weights, reference outputs. */
+int ref_save(const Options *o, const Graph *g);
 
 /* check.c -- kgen check: candidates against the reference on a device */
 int cmd_check(const Options *o);

@@ -257,6 +257,10 @@ static int cmd_run(const Options *o)
         g = p->g;
     if (!g)
         goto out;
+    if (o->save) {
+        rc = ref_save(o, g);
+        goto out;
+    }
     Tensor *ref = calloc((size_t)g->noutputs, sizeof *ref);
     Tensor *fus = calloc((size_t)g->noutputs, sizeof *fus);
     Str err = {0};

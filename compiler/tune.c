@@ -145,8 +145,19 @@ void kernel_key(const Plan *p, const Kernel *k, const char **op,
         str_puts(&sh, i ? "," : "");
         value_desc(p, k->out[i], &sh);
     }
-    str_puts(&sig, sh.buf);
-    uint64_t h = hash64(sig.buf, sig.len, 0x6b67656e);
+    /* the operands' layout without its sizes ("f16[#,#]{#,#}+#"): the same
+     * computation at another shape keeps its op, so kgen build can find
+     * the nearest tuned shape */
+    for (const char *c = sh.buf; *c; c++) {
+        if (c > sh.buf && strchr("[,{+", c[-1]) && *c >= '0' && *c <= '9') {
+            str_putc(&sig, '#');
+            while (c[1] >= '0' && c[1] <= '9')
+                c++;
+        } else {
+            str_putc(&sig, *c);
+        }
+    }
+    uint64_t h = hash64(sig.buf, sig.len, 0x6b67656f);
     *op = arena_printf(a, "%s/%s#%016llx", k->template_name, k->op,
                        (unsigned long long)h);
     *shape = arena_strdup(a, sh.buf);
