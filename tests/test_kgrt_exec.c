@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <kgen/kgrt.h>
 
@@ -467,6 +468,150 @@ static void test_bad_arguments(void **state)
     kgrt_device_close(d);
 }
 
+/* A second stream, events around a launch, caller-owned memory passed as
+ * native handles with a byte offset (a sub-buffer on OpenCL). */
+static void test_streams_events_native(void **state)
+{
+    kgrt_device *d = open_device();
+    kgrt_module *m = load_vadd(d);
+    kgrt_kernel *k = NULL;
+    kgrt_stream *s = NULL;
+    kgrt_event *e0 = NULL, *e1 = NULL;
+    kgrt_buffer *a = NULL, *c = NULL;
+    kgrt_limits lim;
+    const int n = 256;
+    size_t off;
+    float host[512], out[256];
+    double ms = -1;
+    (void)state;
+
+    assert_int_equal(kgrt_device_limits(d, &lim), KGRT_OK);
+    assert_true(lim.base_align >= 1);
+    off = lim.base_align > 64 ? lim.base_align : 64;
+    assert_int_equal(kgrt_kernel_get(m, "vadd_scale", &k), KGRT_OK);
+    assert_int_equal(kgrt_stream_create(d, &s), KGRT_OK);
+    assert_ptr_equal(kgrt_stream_device(s), d);
+    assert_non_null(kgrt_device_stream(d));
+    for (int i = 0; i < 512; i++)
+        host[i] = (float)i;
+    assert_int_equal(kgrt_buffer_alloc(d, off + n * sizeof(float), &a),
+                     KGRT_OK);
+    assert_int_equal(kgrt_buffer_write(a, 0, host, off + n * sizeof(float)),
+                     KGRT_OK);
+    assert_int_equal(kgrt_buffer_alloc(d, n * sizeof(float), &c), KGRT_OK);
+    assert_non_null(kgrt_buffer_native(a));
+    {
+        /* c[i] = (a[off/4 + i] + a[off/4 + i]) * 0.5 + 1 */
+        kgrt_arg args[5] = {
+            kgrt_arg_native(kgrt_buffer_native(a), off),
+            kgrt_arg_native(kgrt_buffer_native(a), off),
+            kgrt_arg_native(kgrt_buffer_native(c), 0),
+            kgrt_arg_i32(n), kgrt_arg_f32(0.5f),
+        };
+        unsigned grid[3] = {(unsigned)n / 64, 1, 1}, block[3] = {64, 1, 1};
+        assert_int_equal(kgrt_event_create(d, &e0), KGRT_OK);
+        assert_int_equal(kgrt_event_create(d, &e1), KGRT_OK);
+        assert_int_equal(kgrt_event_elapsed(e0, e1, &ms), KGRT_EINVAL);
+        assert_int_equal(kgrt_event_record(e0, s), KGRT_OK);
+        assert_int_equal(kgrt_launch_on(k, s, grid, block, 0, args, 5),
+                         KGRT_OK);
+        assert_int_equal(kgrt_event_record(e1, s), KGRT_OK);
+        assert_int_equal(kgrt_event_synchronize(e1), KGRT_OK);
+        assert_int_equal(kgrt_event_elapsed(e0, e1, &ms), KGRT_OK);
+        assert_true(ms >= 0);
+        assert_int_equal(kgrt_stream_synchronize(s), KGRT_OK);
+        /* an offset off the base alignment is refused before the driver */
+        if (lim.base_align > 1) {
+            args[0] = kgrt_arg_native(kgrt_buffer_native(a), 4);
+            assert_int_equal(kgrt_launch_on(k, s, grid, block, 0, args, 5),
+                             KGRT_EINVAL);
+            assert_non_null(strstr(kgrt_last_error(), "alignment"));
+        }
+    }
+    assert_int_equal(kgrt_buffer_read(c, 0, out, sizeof out), KGRT_OK);
+    for (int i = 0; i < n; i++)
+        assert_true(out[i] == host[off / 4 + i] + 1.0f);
+    kgrt_event_destroy(e0);
+    kgrt_event_destroy(e1);
+    kgrt_stream_destroy(s);
+    kgrt_buffer_free(a);
+    kgrt_buffer_free(c);
+    kgrt_module_unload(m);
+    kgrt_device_close(d);
+}
+
+/* Freed buffers are kept and reused for similar sizes; empty_cache gives
+ * them back. */
+static void test_caching_allocator(void **state)
+{
+    kgrt_device *d = open_device();
+    kgrt_buffer *a = NULL, *b = NULL;
+    size_t used = 1, cached = 1;
+    void *native;
+    (void)state;
+
+    assert_int_equal(kgrt_device_memory(d, &used, &cached), KGRT_OK);
+    assert_int_equal(used, 0);
+    assert_int_equal(cached, 0);
+    assert_int_equal(kgrt_buffer_alloc(d, 4000, &a), KGRT_OK);
+    assert_int_equal(kgrt_buffer_size(a), 4000);
+    native = kgrt_buffer_native(a);
+    assert_int_equal(kgrt_device_memory(d, &used, &cached), KGRT_OK);
+    assert_int_equal(used, 4096);
+    kgrt_buffer_free(a);
+    assert_int_equal(kgrt_device_memory(d, &used, &cached), KGRT_OK);
+    assert_int_equal(used, 0);
+    assert_int_equal(cached, 4096);
+    /* the same block serves a request of at least half its size */
+    assert_int_equal(kgrt_buffer_alloc(d, 3000, &b), KGRT_OK);
+    assert_ptr_equal(kgrt_buffer_native(b), native);
+    assert_int_equal(kgrt_buffer_size(b), 3000);
+    assert_int_equal(kgrt_device_memory(d, &used, &cached), KGRT_OK);
+    assert_int_equal(cached, 0);
+    kgrt_buffer_free(b);
+    /* a much smaller request does not take a big block */
+    assert_int_equal(kgrt_buffer_alloc(d, 100, &a), KGRT_OK);
+    assert_ptr_not_equal(kgrt_buffer_native(a), native);
+    kgrt_buffer_free(a);
+    assert_int_equal(kgrt_device_empty_cache(d), KGRT_OK);
+    assert_int_equal(kgrt_device_memory(d, &used, &cached), KGRT_OK);
+    assert_int_equal(cached, 0);
+    kgrt_device_close(d);
+}
+
+/* KGRT launch log: one line per launch with the kernel and its time. */
+static void test_launch_log(void **state)
+{
+    kgrt_device *d = open_device();
+    kgrt_module *m = load_vadd(d);
+    kgrt_kernel *k = NULL;
+    char path[] = "/tmp/kgrt-log-XXXXXX", line[256] = "";
+    int fd = mkstemp(path);
+    FILE *fp;
+    (void)state;
+
+    assert_true(fd >= 0);
+    close(fd);
+    assert_int_equal(kgrt_kernel_get(m, "vadd_scale", &k), KGRT_OK);
+    assert_int_equal(kgrt_set_launch_log(path), KGRT_OK);
+    run_vadd(d, k, 100, 64, NULL);
+    assert_int_equal(kgrt_set_launch_log(NULL), KGRT_OK);
+    run_vadd(d, k, 100, 64, NULL);      /* not logged */
+    fp = fopen(path, "r");
+    assert_non_null(fp);
+    assert_non_null(fgets(line, sizeof line, fp));
+    assert_non_null(strstr(line, "kgrt: vadd_scale grid 2,1,1 block 64,1,1 "));
+    assert_null(strstr(line, "nan"));
+    assert_non_null(strstr(line, " ms"));
+    assert_null(fgets(line, sizeof line, fp));
+    fclose(fp);
+    unlink(path);
+    assert_int_equal(kgrt_set_launch_log("/nonexistent/dir/log"),
+                     KGRT_EINVAL);
+    kgrt_module_unload(m);
+    kgrt_device_close(d);
+}
+
 static void test_status_strings(void **state)
 {
     static const int st[] = {
@@ -499,6 +644,9 @@ int main(void)
         cmocka_unit_test(test_resource_errors),
         cmocka_unit_test(test_timeout),
         cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_streams_events_native),
+        cmocka_unit_test(test_caching_allocator),
+        cmocka_unit_test(test_launch_log),
     };
     int n = kgrt_device_count(KGRT_OPENCL), i;
 

@@ -17,6 +17,8 @@ export KGEN_TEMPLATES="$PWD/templates" KGEN_PATTERNS="$PWD/patterns" \
        KGEN_INCLUDE="$PWD/include"
 mkdir -p "$out"
 status=0
+# every log ends up in OUTDIR/log.txt (the device tool returns few files)
+trap 'for f in "$out"/*.txt; do [ "$f" = "$out/log.txt" ] || [ "$f" = "$out/summary.txt" ] || { echo "==> ${f##*/}"; cat "$f"; rm -f "$f"; }; done >>"$out/log.txt"' EXIT
 note() { echo "$*" | tee -a "$out/summary.txt"; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader \
     >>"$out/summary.txt" 2>&1
