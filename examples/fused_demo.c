@@ -304,9 +304,9 @@ int main(int argc, char **argv)
                 kgrt_event_destroy(e1);
                 goto out;
             }
-            printf("time %.4f ms per forward call (%d layer%s: %.4f ms per "
-                   "layer), mean of %d\n", ms / reps, layers,
-                   layers > 1 ? "s" : "", ms / reps / layers, reps);
+            printf("time %.4f ms per layer (%d forward call%s per stack: "
+                   "%.4f ms), mean of %d stacks\n", ms / reps / layers, layers,
+                   layers > 1 ? "s" : "", ms / reps, reps);
             kgrt_event_destroy(e0);
             kgrt_event_destroy(e1);
             break;
