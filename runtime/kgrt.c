@@ -41,6 +41,8 @@ void kgrt_note(const char *fmt, ...)
     va_end(ap);
 }
 
+/* The public face of kgrt_error, for libraries built on kgrt (the
+ * launchers kgen generates). */
 int kgrt_set_error(int status, const char *fmt, ...)
 {
     va_list ap;

@@ -1,0 +1,529 @@
+#!/usr/bin/env python3
+"""tools/bench/bench.py -- kgen beside PyTorch on one GPU, in one process.
+
+  measure: for each workload, kgen tune + kgen build (sm_90, the kgen
+           binary built elsewhere and carried to the GPU machine), load
+           libfused.so with ctypes, make the inputs and weights the library
+           declares as PyTorch tensors, check kgen's outputs against
+           PyTorch in fp32 (relative L2, max-abs), and time kgen, PyTorch
+           eager, torch.compile (default, max-autotune) and, for attention,
+           each SDPA backend with triton.testing.do_bench (median, L2
+           flushed).  One JSON per workload in OUT.
+  render:  the JSONs of one or more OUT directories as one table, printed
+           and written to docs/performance.md with the command and date.
+
+  python3 tools/bench/bench.py measure --kgen build-dev-bin/kgen --out OUT \
+      [--workloads NAME,...] [--budget N] [--no-max-autotune]
+  python3 tools/bench/bench.py render OUT... [--write docs/performance.md]
+      [--command "..."]
+  python3 tools/bench/bench.py list
+"""
+import argparse
+import ctypes
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+PEAK_F16 = 684e12     # dense fp16 GEMM measured on the H200 (DESIGN.md 9)
+PEAK_F32 = 67e12      # fp32 without tensor cores (the H200's data sheet)
+PEAK_BW = 4.24e12     # device copy measured on the H200 (DESIGN.md 9)
+TOL = {"f16": 1e-2, "bf16": 6e-2, "f32": 1e-4}   # whole blocks (build.md)
+
+
+# ---- the PyTorch side of every model, op for op as in its .pat -------------
+
+def torch_models():
+    import torch
+    import torch.nn.functional as F
+
+    def gated_tanh_residual(p, d):
+        C = d["C"]
+        gate, filt = p["y"].split([C, C], dim=1)
+        z = torch.sigmoid(gate) * torch.tanh(filt)
+        o = F.conv1d(z, p["w"], p["b"])
+        res, skip = o.split([C, C], dim=1)
+        return [(p["x"] + res) * 0.7071067811865476, skip]
+
+    def ln_gemm_gelu(p, d):
+        h = F.layer_norm(p["x"], (d["K"],), p["gamma"], p["beta"], 1e-5)
+        return [F.gelu(F.linear(h, p["w"], p["b"]))]
+
+    def sdpa_math(causal):
+        def f(p, d):
+            q, k, v = p["q"], p["k"], p["v"]
+            s = (q @ k.transpose(2, 3)) * (1.0 / math.sqrt(d["D"]))
+            if causal:
+                T = q.shape[2]
+                mask = torch.ones(T, T, dtype=torch.bool,
+                                  device=q.device).tril()
+                s = s.masked_fill(~mask, float("-inf"))
+            return [torch.softmax(s, dim=-1) @ v]
+        return f
+
+    def wavenet_layer(p, d):
+        C, DIL = d["C"], d["DIL"]
+        s = F.linear(p["temb"], p["wd"], p["bd"])
+        y = p["x"] + s.unsqueeze(2)
+        y = F.conv1d(y, p["wdil"], p["bdil"], dilation=DIL, padding=DIL)
+        y = y + F.conv1d(p["cond"], p["wc"], p["bc"])
+        gate, filt = y.split([C, C], dim=1)
+        z = torch.sigmoid(gate) * torch.tanh(filt)
+        o = F.conv1d(z, p["wo"], p["bo"])
+        res, skip = o.split([C, C], dim=1)
+        return [(p["x"] + res) * 0.7071067811865476, skip]
+
+    def lynxnet2_block(p, d):
+        C = d["C"]
+        h = F.layer_norm(p["x"], (C,), p["g"], p["b"], 1e-5)
+        h = F.conv1d(h.transpose(1, 2), p["wdw"], p["bdw"], padding=15,
+                     groups=C).transpose(1, 2)
+        o1, g1 = F.linear(h, p["w1"], p["b1"]).split([C, C], dim=-1)
+        h = o1 * torch.atan(g1)
+        o2, g2 = F.linear(h, p["w2"], p["b2"]).split([C, C], dim=-1)
+        h = o2 * torch.atan(g2)
+        return [p["x"] + F.linear(h, p["w3"], p["b3"])]
+
+    def convnext_block(p, d):
+        C = d["C"]
+        h = F.conv1d(p["x"], p["wdw"], p["bdw"], padding=3, groups=C)
+        h = F.layer_norm(h.transpose(1, 2), (C,), p["g"], p["b"], 1e-6)
+        h = F.gelu(F.linear(h, p["w1"], p["b1"]))
+        h = F.linear(h, p["w2"], p["b2"]) * p["gamma"]
+        return [p["x"] + h.transpose(1, 2)]
+
+    def encoder_layer(p, d):
+        B, L, C, NH, HD = d["B"], d["L"], d["C"], d["NH"], d["HD"]
+        x, pad = p["x"], p["pad"]
+        keep = (1.0 - pad.to(x.dtype)).unsqueeze(2)
+        h = F.layer_norm(x, (C,), p["g1"], p["b1"], 1e-5)
+        q, k, v = F.linear(h, p["wqkv"]).split([C, C, C], dim=-1)
+        q, k, v = (t.reshape(B, L, NH, HD).transpose(1, 2) for t in (q, k, v))
+
+        def rot(t):
+            t1, t2 = t.split([HD // 2, HD // 2], dim=-1)
+            return t * p["cosT"] + torch.cat([-t2, t1], dim=-1) * p["sinT"]
+        q, k = rot(q), rot(k)
+        s = (q @ k.transpose(2, 3)) * 0.07216878364870323
+        s = s.masked_fill(pad.reshape(B, 1, 1, L), float("-inf"))
+        a = torch.softmax(s, dim=-1) @ v
+        a = F.linear(a.transpose(1, 2).reshape(B, L, C), p["wout"])
+        x1 = (x + a) * keep
+        h2 = F.layer_norm(x1, (C,), p["g2"], p["b2"], 1e-5)
+        f = F.conv1d(h2.transpose(1, 2), p["wf1"], p["bf1"],
+                     padding=1).transpose(1, 2)
+        f = F.gelu(f * 0.5773502691896258)
+        f = F.linear(f, p["wf2"], p["bf2"])
+        return [(x1 + f) * keep]
+
+    return {
+        "gated_tanh_residual": gated_tanh_residual,
+        "ln_gemm_gelu": ln_gemm_gelu,
+        "sdpa": sdpa_math(False),
+        "sdpa_causal": sdpa_math(True),
+        "wavenet_layer": wavenet_layer,
+        "lynxnet2_block": lynxnet2_block,
+        "convnext_block": convnext_block,
+        "encoder_layer": encoder_layer,
+    }
+
+
+# ---- workloads: (name, model file, kgen options) ---------------------------
+
+def workloads():
+    w = [
+        ("gated_tanh_residual B=32 C=512 T=1536 f16",
+         "tools/bench/gated_tanh_residual.pat", []),
+        ("ln_gemm_gelu M=49152 K=256 N=1024 f16",
+         "tools/bench/ln_gemm_gelu.pat", []),
+        ("ln_gemm_gelu M=8192 K=4096 N=16384 f16",
+         "tools/bench/ln_gemm_gelu.pat",
+         ["--dim", "M=8192", "--dim", "K=4096", "--dim", "N=16384"]),
+    ]
+    for causal in (False, True):
+        for D in (128, 64):
+            for T in (1024, 2048, 4096, 8192, 16384):
+                B, H = (4, 16) if T <= 4096 else (1, 16)
+                w.append((f"sdpa{' causal' if causal else ''} B={B} H={H} "
+                          f"T={T} D={D} f16",
+                          f"tools/bench/sdpa{'_causal' if causal else ''}.pat",
+                          ["--dim", f"B={B}", "--dim", f"H={H}", "--dim",
+                           f"T={T}", "--dim", f"D={D}"]))
+    for m in ("wavenet_layer", "lynxnet2_block", "convnext_block",
+              "encoder_layer"):
+        w.append((f"{m} default dims f16", f"examples/{m}.pat", []))
+    inf = {"wavenet_layer": ["--dim", "B=1", "--dim", "T=861"],
+           "lynxnet2_block": ["--dim", "B=1", "--dim", "T=861"],
+           "convnext_block": ["--dim", "B=1", "--dim", "T=861"],
+           "encoder_layer": ["--dim", "B=1", "--dim", "L=861"]}
+    for m, dims in inf.items():
+        w.append((f"{m} {' '.join(dims[1::2])} f32", f"examples/{m}.pat",
+                  dims + ["--dtype", "DT=f32"]))
+    return w
+
+
+def slug(name):
+    return "".join(c if c.isalnum() else "_" for c in name).strip("_")
+
+
+# ---- the generated library, seen through ctypes ----------------------------
+
+class Tensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("offset", ctypes.c_size_t),
+                ("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
+                ("shape", ctypes.c_int64 * 8), ("strides", ctypes.c_int64 * 8)]
+
+
+class FArg(ctypes.Structure):        # kgrt_fused_arg
+    _fields_ = [("name", ctypes.c_char_p), ("dtype", ctypes.c_int),
+                ("rank", ctypes.c_int), ("output", ctypes.c_int),
+                ("shape", ctypes.c_int64 * 8), ("strides", ctypes.c_int64 * 8),
+                ("offset", ctypes.c_int64)]
+
+
+class FVariant(ctypes.Structure):    # kgrt_fused_variant
+    _fields_ = [("dims", ctypes.POINTER(ctypes.c_int64)),
+                ("model_args", ctypes.POINTER(FArg)),
+                ("workspace", ctypes.c_size_t), ("nsteps", ctypes.c_int),
+                ("steps", ctypes.c_void_p)]
+
+
+class FModel(ctypes.Structure):      # kgrt_fused_model
+    _fields_ = [("name", ctypes.c_char_p), ("backend", ctypes.c_int),
+                ("arch", ctypes.c_char_p), ("ndims", ctypes.c_int),
+                ("dim_names", ctypes.POINTER(ctypes.c_char_p)),
+                ("nargs", ctypes.c_int), ("noutputs", ctypes.c_int),
+                ("nvariants", ctypes.c_int),
+                ("variants", ctypes.POINTER(FVariant)),
+                ("provenance", ctypes.c_char_p)]
+
+
+DTYPES = ["bool", "i32", "f16", "bf16", "f32"]
+
+
+class Fused:
+    """A libfused.so: its model table, a device, and a forward call."""
+
+    def __init__(self, libdir):
+        import torch
+        self.lib = lib = ctypes.CDLL(os.path.join(libdir, "libfused.so"))
+        lib.kgrt_last_error.restype = ctypes.c_char_p
+        with open(os.path.join(libdir, "fused.h")) as f:
+            name = next(l.split()[3][:-len("_model;")] for l in f
+                        if l.startswith("extern const struct kgrt_fused_model"))
+        self.name = name
+        self.model = FModel.in_dll(lib, f"{name}_model")
+        v = self.model.variants[0]
+        self.dims = {self.model.dim_names[i].decode(): v.dims[i]
+                     for i in range(self.model.ndims)}
+        self.args = [v.model_args[i] for i in range(self.model.nargs)]
+        self.workspace = v.workspace
+        self.fwd = getattr(lib, f"{name}_forward_v")
+        self.fwd.argtypes = [ctypes.c_void_p, ctypes.POINTER(Tensor),
+                             ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t]
+        dev = ctypes.c_void_p()
+        self.check(lib.kgrt_device_open_default(0, ctypes.byref(dev)), "open")
+        self.dev = dev
+        self.stream = ctypes.c_void_p()
+        lib.kgrt_stream_wrap.argtypes = [ctypes.c_void_p, ctypes.c_void_p,
+                                         ctypes.POINTER(ctypes.c_void_p)]
+        self.check(lib.kgrt_stream_wrap(
+            dev, ctypes.c_void_p(torch.cuda.current_stream().cuda_stream),
+            ctypes.byref(self.stream)), "stream")
+
+    def check(self, rc, what):
+        if rc != 0:
+            raise RuntimeError(f"{what}: {rc}: "
+                               f"{self.lib.kgrt_last_error().decode()}")
+
+    def bind(self, tensors):
+        """A call of the forward pass on these tensors (args order)."""
+        import torch
+        descs = []
+        for t in tensors:
+            d = Tensor()
+            d.data = t.data_ptr()
+            d.dtype = {torch.bool: 0, torch.int32: 1, torch.float16: 2,
+                       torch.bfloat16: 3, torch.float32: 4}[t.dtype]
+            d.rank = t.dim()
+            for i in range(t.dim()):
+                d.shape[i] = t.shape[i]
+                d.strides[i] = t.stride(i)
+            descs.append(d)
+        arr = (Tensor * len(descs))(*descs)
+        ws = torch.empty(max(self.workspace, 1), dtype=torch.uint8,
+                         device="cuda")
+        n, wsp, wsn = len(descs), ctypes.c_void_p(ws.data_ptr()), \
+            self.workspace
+
+        def call():
+            rc = self.fwd(self.stream, arr, n, wsp, wsn)
+            if rc:
+                self.check(rc, "forward")
+        call.keep = (arr, ws, tensors)
+        return call
+
+
+def make_inputs(fused, seed=0):
+    import torch
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    tdt = {"bool": torch.bool, "i32": torch.int32, "f16": torch.float16,
+           "bf16": torch.bfloat16, "f32": torch.float32}
+    ins, outs = {}, []
+    for a in fused.args:
+        shape = [a.shape[i] for i in range(a.rank)]
+        dt = tdt[DTYPES[a.dtype]]
+        name = a.name.decode()
+        if a.output:
+            outs.append((name, torch.empty(shape, dtype=dt, device="cuda")))
+            continue
+        if dt == torch.bool:
+            t = torch.rand(shape, generator=g, device="cuda") < 0.2
+            t[..., 0] = False
+        elif dt == torch.int32:
+            t = torch.randint(-8, 9, shape, generator=g, device="cuda",
+                              dtype=torch.int32)
+        else:
+            t = torch.rand(shape, generator=g, device="cuda") * 2 - 1
+            if len(shape) >= 2 and not name.startswith(("x", "q", "k", "v",
+                                                        "cond", "temb",
+                                                        "cos", "sin", "y")):
+                t = t / math.sqrt(math.prod(shape[1:]))
+            t = t.to(dt)
+        ins[name] = t.contiguous()
+    return ins, outs
+
+
+# ---- measure ------------------------------------------------------------------
+
+def do_bench(fn):
+    import triton.testing
+    return triton.testing.do_bench(fn, warmup=25, rep=100,
+                                   return_mode="median")
+
+
+def plan_flops(kgen, pat, opts):
+    out = subprocess.run([kgen, "plan", pat, "--json"] + opts, check=True,
+                         capture_output=True, text=True).stdout
+    return sum(k["flops"] for k in json.loads(out)["kernels"])
+
+
+def measure(args):
+    import torch
+    models = torch_models()
+    todo = workloads()
+    if args.workloads:
+        want = args.workloads.split(",")
+        todo = [w for w in todo if any(x in slug(w[0]) for x in want)]
+    os.makedirs(args.out, exist_ok=True)
+    db = os.path.join(args.out, "tune.sqlite")
+    env = dict(os.environ, KGEN_TEMPLATES=os.path.join(ROOT, "templates"),
+               KGEN_PATTERNS=os.path.join(ROOT, "patterns"),
+               KGEN_INCLUDE=os.path.join(ROOT, "include"))
+    for name, pat, opts in todo:
+        res = {"workload": name, "model": pat, "options": opts,
+               "device": torch.cuda.get_device_name(),
+               "torch": torch.__version__, "date": time.strftime(
+                   "%Y-%m-%d %H:%M UTC", time.gmtime())}
+        out = os.path.join(args.out, slug(name))
+        t0 = time.time()
+        try:
+            tune = subprocess.run(
+                [args.kgen, "tune", pat, "--arch", "sm_90", "--db", db,
+                 "--budget", str(args.budget), "-q"] + opts,
+                env=env, capture_output=True, text=True, cwd=ROOT,
+                timeout=args.tune_timeout)
+            res["tune_s"] = round(time.time() - t0, 1)
+            res["tune_rc"] = tune.returncode
+            subprocess.run([args.kgen, "build", pat, "--arch", "sm_90",
+                            "--db", db, "-o", out, "-q"] + opts, env=env,
+                           check=True, capture_output=True, text=True,
+                           cwd=ROOT)
+            fused = Fused(out)
+            res["provenance"] = fused.model.provenance.decode()
+            res["flops"] = plan_flops(args.kgen, os.path.join(ROOT, pat),
+                                      opts)
+            ins, outs = make_inputs(fused)
+            res["bytes"] = sum(t.numel() * t.element_size()
+                               for t in list(ins.values()) +
+                               [t for _, t in outs])
+            order = [a.name.decode() for a in fused.args if not a.output]
+            call = fused.bind([ins[n] for n in order] + [t for _, t in outs])
+            fn = models[fused.name]
+            d = fused.dims
+            call()
+            torch.cuda.synchronize()
+            ref = fn({k: (v.float() if v.is_floating_point() else v)
+                      for k, v in ins.items()}, d)
+            dt = DTYPES[fused.args[-1].dtype]
+            res["dtype"] = dt
+            res["check"] = []
+            for (oname, got), want in zip(outs, ref):
+                g = got.float()
+                rel = ((g - want).norm() / want.norm()).item()
+                mabs = ((g - want).abs().max() /
+                        (1 + want.abs().max())).item()
+                ok = (rel <= TOL[dt] and mabs <= 4 * TOL[dt] and
+                      not torch.isnan(g).any().item())
+                res["check"].append({"output": oname, "rel_l2": rel,
+                                     "max_abs": mabs, "tol": TOL[dt],
+                                     "ok": ok})
+            times = {"kgen": do_bench(call)}
+            eager_fn = lambda: fn(ins, d)                    # noqa: E731
+            times["eager"] = do_bench(eager_fn)
+            try:
+                c = torch.compile(lambda: fn(ins, d))
+                c()
+                times["compile"] = do_bench(c)
+            except Exception as e:                           # noqa: BLE001
+                res["compile_error"] = str(e)[:300]
+            if not args.no_max_autotune:
+                try:
+                    torch._dynamo.reset()
+                    c = torch.compile(lambda: fn(ins, d), mode="max-autotune")
+                    c()
+                    times["max-autotune"] = do_bench(c)
+                except Exception as e:                       # noqa: BLE001
+                    res["autotune_error"] = str(e)[:300]
+            if fused.name.startswith("sdpa"):
+                from torch.nn.attention import SDPBackend, sdpa_kernel
+                causal = fused.name == "sdpa_causal"
+                for label, be in (("flash", SDPBackend.FLASH_ATTENTION),
+                                  ("cudnn", SDPBackend.CUDNN_ATTENTION),
+                                  ("efficient",
+                                   SDPBackend.EFFICIENT_ATTENTION)):
+                    try:
+                        def run(be=be):
+                            with sdpa_kernel(be):
+                                return F_sdpa(ins["q"], ins["k"], ins["v"],
+                                              is_causal=causal)
+                        run()
+                        times[label] = do_bench(run)
+                    except Exception as e:                   # noqa: BLE001
+                        res[f"{label}_error"] = str(e)[:200]
+            res["ms"] = times
+            torch._dynamo.reset()
+        except Exception as e:                               # noqa: BLE001
+            res["error"] = str(e)[:2000]
+        with open(out + ".json", "w") as f:
+            json.dump(res, f, indent=1)
+        print(row_text(res), flush=True)
+
+
+def F_sdpa(q, k, v, is_causal):
+    import torch.nn.functional as F
+    return F.scaled_dot_product_attention(q, k, v, is_causal=is_causal)
+
+
+# ---- render -------------------------------------------------------------------
+
+PEERS = ["eager", "compile", "max-autotune", "flash", "cudnn", "efficient"]
+
+
+def floor_ms(r):
+    peak = PEAK_F32 if r.get("dtype") == "f32" else PEAK_F16
+    flops = r.get("flops", 0)
+    if "causal" in r["workload"]:
+        flops /= 2      # half the scores are masked; kgen's count is dense
+    return max(flops / peak, r.get("bytes", 0) / PEAK_BW) * 1e3
+
+
+def rate(r, ms):
+    flops = r.get("flops", 0) / (2 if "causal" in r["workload"] else 1)
+    if flops / max(r.get("bytes", 1), 1) > (PEAK_F16 / PEAK_BW) / 4:
+        return f"{flops / ms / 1e9:.0f} TF/s"
+    return f"{r.get('bytes', 0) / ms / 1e9:.2f} TB/s"
+
+
+def row_text(r):
+    if "error" in r:
+        return f"{r['workload']}: ERROR {r['error'][:200]}"
+    t = r["ms"]
+    best = min((t[p], p) for p in PEERS if p in t)
+    chk = all(c["ok"] for c in r["check"])
+    return (f"{r['workload']}: kgen {t['kgen']:.4f} ms ({rate(r, t['kgen'])}), "
+            f"best peer {best[1]} {best[0]:.4f} ms, speed-up "
+            f"{best[0] / t['kgen']:.2f}x, floor {floor_ms(r):.4f} ms, check "
+            f"{'ok' if chk else 'MISMATCH'}")
+
+
+def render(args):
+    rows = []
+    for d in args.dirs:
+        for f in sorted(os.listdir(d)):
+            if f.endswith(".json"):
+                with open(os.path.join(d, f)) as fp:
+                    rows.append(json.load(fp))
+    order = {slug(w[0]): i for i, w in enumerate(workloads())}
+    rows.sort(key=lambda r: order.get(slug(r["workload"]), 999))
+    lines = ["| workload | kgen | eager | compile | max-autotune | flash | "
+             "cudnn | efficient | kgen vs best peer | floor (kgen / floor) "
+             "| check (rel-L2) |", "|" + "---|" * 11]
+    for r in rows:
+        if "error" in r:
+            lines.append(f"| {r['workload']} | error: "
+                         f"{r['error'][:120].splitlines()[0]} |" + " |" * 9)
+            continue
+        t = r["ms"]
+        cells = [f"{t['kgen']:.4f} ms<br>{rate(r, t['kgen'])}"]
+        for p in PEERS:
+            cells.append(f"{t[p]:.4f}<br>{rate(r, t[p])}" if p in t else "—")
+        best = min((t[p], p) for p in PEERS if p in t)
+        fl = floor_ms(r)
+        chk = max(c["rel_l2"] for c in r["check"])
+        ok = all(c["ok"] for c in r["check"])
+        lines.append(f"| {r['workload']} | " + " | ".join(cells) +
+                     f" | {best[0] / t['kgen']:.2f}x ({best[1]}) | "
+                     f"{fl:.4f} ms ({t['kgen'] / fl:.1f}x) | "
+                     f"{'ok' if ok else 'MISMATCH'} ({chk:.1e}) |")
+    table = "\n".join(lines)
+    print(table)
+    if args.write:
+        dev = rows[0].get("device", "?") if rows else "?"
+        date = rows[0].get("date", "?") if rows else "?"
+        text = open(args.write).read() if os.path.exists(args.write) else ""
+        begin, end = "<!-- bench:begin -->", "<!-- bench:end -->"
+        block = (f"{begin}\nMeasured on {dev}, {date}, with PyTorch "
+                 f"{rows[0].get('torch', '?') if rows else '?'}:\n\n"
+                 f"```\n{args.command}\n```\n\n{table}\n{end}")
+        if begin in text and end in text:
+            text = text[:text.index(begin)] + block + \
+                text[text.index(end) + len(end):]
+        else:
+            text += "\n" + block + "\n"
+        with open(args.write, "w") as f:
+            f.write(text)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    m = sub.add_parser("measure")
+    m.add_argument("--kgen", required=True)
+    m.add_argument("--out", required=True)
+    m.add_argument("--workloads", default="")
+    m.add_argument("--budget", type=int, default=24)
+    m.add_argument("--tune-timeout", type=float, default=300)
+    m.add_argument("--no-max-autotune", action="store_true")
+    r = sub.add_parser("render")
+    r.add_argument("dirs", nargs="+")
+    r.add_argument("--write")
+    r.add_argument("--command", default="tools/bench/bench.py")
+    sub.add_parser("list")
+    a = ap.parse_args()
+    if a.cmd == "measure":
+        a.kgen = os.path.abspath(a.kgen)
+        measure(a)
+    elif a.cmd == "render":
+        render(a)
+    else:
+        for w in workloads():
+            print(slug(w[0]), "\t", w[1], " ".join(w[2]))
+
+
+if __name__ == "__main__":
+    main()
