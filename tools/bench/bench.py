@@ -213,7 +213,7 @@ class Fused:
         self.lib = lib = ctypes.CDLL(os.path.join(libdir, "libfused.so"))
         lib.kgrt_last_error.restype = ctypes.c_char_p
         with open(os.path.join(libdir, "fused.h")) as f:
-            name = next(l.split()[3][:-len("_model;")] for l in f
+            name = next(l.split()[4][:-len("_model;")] for l in f
                         if l.startswith("extern const struct kgrt_fused_model"))
         self.name = name
         self.model = FModel.in_dll(lib, f"{name}_model")
@@ -320,7 +320,8 @@ def measure(args):
         want = args.workloads.split(",")
         todo = [w for w in todo if any(x in slug(w[0]) for x in want)]
     os.makedirs(args.out, exist_ok=True)
-    db = os.path.join(args.out, "tune.sqlite")
+    db = os.path.abspath(args.db) if args.db else \
+        os.path.join(args.out, "tune.sqlite")
     env = dict(os.environ, KGEN_TEMPLATES=os.path.join(ROOT, "templates"),
                KGEN_PATTERNS=os.path.join(ROOT, "patterns"),
                KGEN_INCLUDE=os.path.join(ROOT, "include"))
@@ -357,8 +358,15 @@ def measure(args):
             d = fused.dims
             call()
             torch.cuda.synchronize()
+            # the reference in true fp32: no TF32 in cuBLAS or cuDNN
+            tf32 = (torch.backends.cuda.matmul.allow_tf32,
+                    torch.backends.cudnn.allow_tf32)
+            torch.backends.cuda.matmul.allow_tf32 = False
+            torch.backends.cudnn.allow_tf32 = False
             ref = fn({k: (v.float() if v.is_floating_point() else v)
                       for k, v in ins.items()}, d)
+            (torch.backends.cuda.matmul.allow_tf32,
+             torch.backends.cudnn.allow_tf32) = tf32
             dt = DTYPES[fused.args[-1].dtype]
             res["dtype"] = dt
             res["check"] = []
@@ -507,6 +515,7 @@ def main():
     m.add_argument("--out", required=True)
     m.add_argument("--workloads", default="")
     m.add_argument("--budget", type=int, default=24)
+    m.add_argument("--db", help="tuning DB (default OUT/tune.sqlite)")
     m.add_argument("--tune-timeout", type=float, default=300)
     m.add_argument("--no-max-autotune", action="store_true")
     r = sub.add_parser("render")
