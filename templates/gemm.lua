@@ -154,6 +154,19 @@ local function kcontig(mp)
   return n == 0 or mp.cd[n][2] == 1
 end
 
+-- rows contiguous in groups of 8 and every other stride and the offset a
+-- multiple of 8: an aligned group of 8 rows is one 16-byte load
+local function mvec(mp)
+  local n = #mp.rd
+  if n == 0 or mp.rd[n][2] ~= 1 or mp.rd[n][1] % 8 ~= 0 or mp.off % 8 ~= 0 then
+    return false
+  end
+  for _, d in ipairs(mp.zd) do if d[2] % 8 ~= 0 then return false end end
+  for i = 1, n - 1 do if mp.rd[i][2] % 8 ~= 0 then return false end end
+  for _, d in ipairs(mp.cd) do if d[2] % 8 ~= 0 then return false end end
+  return true
+end
+
 local function prod(shape, i, j)
   local p = 1
   for q = i, j do p = p * shape[q] end
@@ -343,6 +356,19 @@ local function analyze(spec)
   return P
 end
 
+-- can operand o be copied with 16-byte cp.async?
+local function fast(spec, P, o, design)
+  return design.path == "mma" and o.kind == "strided" and P.K % 8 == 0 and aligned(o.mp, 8)
+end
+
+-- mma: is A read along M (rows contiguous, k strided: a conv over [B, C, T],
+-- a transposed view)?  Then its shared tile is [BK][BM + 8], filled along M
+-- with 16-byte stores, and ldmatrix.trans reads the fragments.
+local function a_trans(P, design)
+  return design.path == "mma" and design.ln == "none" and not P.A.kfast and
+    not fast(nil, P, P.A, design)
+end
+
 -- the interface --------------------------------------------------------------
 
 function T.supports(spec)
@@ -399,7 +425,8 @@ function T.constraints(spec, cfg)
     if BN % (16 * cfg.WN) ~= 0 then return false, "warp tile columns not a multiple of 16" end
     local acc = (BM // cfg.WM // 16) * (BN // cfg.WN // 8) * 4
     if acc > 128 then return false, "more than 128 accumulators per thread" end
-    local smem = cfg.STAGES * (BM + BN) * (BK + 8) * 2 + ln_extra(P, cfg, nt)
+    local asz = a_trans(P, cfg) and BK * (BM + 8) or BM * (BK + 8)
+    local smem = cfg.STAGES * (asz + BN * (BK + 8)) * 2 + ln_extra(P, cfg, nt)
     if smem > spec.limits.smem then return false, "shared memory over the limit" end
     if not fits(BM, P.M, 16) then return false, "BM larger than M needs" end
     if not fits(BN, ncols, 16) then return false, "BN larger than N needs" end
@@ -428,7 +455,8 @@ function T.launch(spec, cfg)
   local tiles = kg.cdiv(P.M, cfg.BM) * kg.cdiv(P.N, bnl)
   local smem = 0
   if cfg.path == "mma" then
-    smem = cfg.STAGES * (cfg.BM + cfg.BN) * (cfg.BK + 8) * 2
+    local asz = a_trans(P, cfg) and cfg.BK * (cfg.BM + 8) or cfg.BM * (cfg.BK + 8)
+    smem = cfg.STAGES * (asz + cfg.BN * (cfg.BK + 8)) * 2
   end
   return { grid = { tiles, 1, math.min(P.Z, 65535) },
            block = { threads(cfg), 1, 1 }, smem = smem }
@@ -473,11 +501,6 @@ local function operand(P, which, design)
   if which == "B" then return P.B end
   if P.A.kind == "ln" and design.ln == "fold" then return P.A.raw end
   return P.A
-end
-
--- can operand o be copied with 16-byte cp.async?
-local function fast(spec, P, o, design)
-  return design.path == "mma" and o.kind == "strided" and P.K % 8 == 0 and aligned(o.mp, 8)
 end
 
 -- C code: the global row r and its validity ok for tile row `ri`
@@ -532,6 +555,63 @@ local function loader(spec, P, which, design, store, dst)
       }
 ]], { R = R, row = rowcode(P, which, design), value = value(spec, P, o, "z", "r", "k", "ri"),
       store = store("ri", "ki", "v") })
+end
+
+-- C code filling the transposed A tile (a_trans): each thread takes 8
+-- consecutive rows at one k -- one 16-byte load when the rows are contiguous
+-- and aligned (mvec), else 8 coalesced scalar loads -- and stores them as one
+-- 16-byte vector into row ki of the tile.
+local function loader_trans(spec, P, dst)
+  local o, dt = P.A, P.dt
+  local ct = kg.ctype(spec, dt)
+  local body
+  if o.kind == "strided" and mvec(o.mp) then
+    body = fill([[
+          if (r0 < GEMM_M && k < GEMM_K) {
+            const uint4 raw = *(const uint4 *)($ptr + ($addr));
+            const $ct *rh = (const $ct *)&raw;
+            #pragma unroll
+            for (int j = 0; j < 8; j++) v[j] = $ld;
+          }]], { ptr = o.mp.arg.cname, addr = addr(o.mp, "z", "r0", "k"), ct = ct,
+                 ld = kg.load(spec, dt, "rh", "j") })
+  elseif o.kind == "gated" and mvec(o.gate) and mvec(o.filt) then
+    body = fill([[
+          if (r0 < GEMM_M && k < GEMM_K) {
+            const uint4 rg4 = *(const uint4 *)($gp + ($ga));
+            const uint4 rf4 = *(const uint4 *)($fp + ($fa));
+            const $gt *gh = (const $gt *)&rg4;
+            const $ft *fh = (const $ft *)&rf4;
+            #pragma unroll
+            for (int j = 0; j < 8; j++) v[j] = $sig * $tanh;
+          }]], { gp = o.gate.arg.cname, ga = addr(o.gate, "z", "r0", "k"),
+                 fp = o.filt.arg.cname, fa = addr(o.filt, "z", "r0", "k"),
+                 gt = kg.ctype(spec, o.gate.arg.dtype), ft = kg.ctype(spec, o.filt.arg.dtype),
+                 sig = kg.unary(spec, "sigmoid", kg.load(spec, o.gate.arg.dtype, "gh", "j")),
+                 tanh = kg.unary(spec, "tanh", kg.load(spec, o.filt.arg.dtype, "fh", "j")) })
+  else
+    body = fill([[
+          #pragma unroll
+          for (int j = 0; j < 8; j++) {
+            const long r = r0 + j;
+            if (r < GEMM_M) v[j] = $value;
+          }]], { value = value(spec, P, o, "z", "r", "k", "rg + j") })
+  end
+  return kg.line() .. "\n" .. fill([[
+      #pragma unroll
+      for (int i = 0; i < GEMM_CDIV(BK * (BM / 8), GEMM_NT); i++) {
+        const int e = tid + i * GEMM_NT;
+        if ((BK * (BM / 8)) % GEMM_NT == 0 || e < BK * (BM / 8)) {
+          const int ki = e / (BM / 8), rg = e % (BM / 8) * 8;
+          const long r0 = m0 + rg, k = k0 + ki;
+          float v[8] = { 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f };
+$body
+          __align__(16) $ct pk[8];
+          #pragma unroll
+          for (int j = 0; j < 8; j++) $store
+          *(uint4 *)($dst + ki * GEMM_BMP + rg) = *(const uint4 *)pk;
+        }
+      }
+]], { body = body, ct = ct, dst = dst, store = kg.store(spec, dt, "pk", "j", "v[j]") })
 end
 
 -- C code of the LayerNorm prepass: gemm_mean[BM], gemm_rstd[BM] of rows m0..
@@ -853,6 +933,12 @@ static __device__ __forceinline__ void kg_gemm_ldsm4(unsigned *r, const void *p)
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
 }
+static __device__ __forceinline__ void kg_gemm_ldsm4t(unsigned *r, const void *p)
+{
+  unsigned a = (unsigned)__cvta_generic_to_shared(p);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+}
 static __device__ __forceinline__ void kg_gemm_mma(float *c, const unsigned *a, const unsigned *b)
 {
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.$ab.$ab.f32 {%0, %1, %2, %3}, "
@@ -866,6 +952,13 @@ end
 local function emit_mma(spec, P, design)
   local dt = P.dt
   local ct = kg.ctype(spec, dt)
+  local atr = a_trans(P, design)
+  local ast = atr and "BK * GEMM_BMP" or "BM * GEMM_BKP"
+  local afrag = atr and
+    "kg_gemm_ldsm4t(af[mi], as_c + (ks + (lane & 7) + ((lane >> 4) << 3)) * GEMM_BMP + " ..
+    "wm * GEMM_WTM + mi * 16 + (((lane >> 3) & 1) << 3));" or
+    "kg_gemm_ldsm4(af[mi], as_c + (wm * GEMM_WTM + mi * 16 + (lane & 15)) * GEMM_BKP + " ..
+    "ks + ((lane >> 4) << 3));"
   local function sta(ri, ki, v) return kg.store(spec, dt, "as_w", ri .. " * GEMM_BKP + " .. ki, v) end
   local function stb(ri, ki, v) return kg.store(spec, dt, "bs_w", ri .. " * GEMM_BKP + " .. ki, v) end
   local fold = ""
@@ -938,6 +1031,7 @@ local function emit_mma(spec, P, design)
 #define GEMM_MI (GEMM_WTM / 16)
 #define GEMM_NI (GEMM_WTN / 8)
 #define GEMM_BKP (BK + 8)
+#define GEMM_BMP (BM + 8)
 #define GEMM_GLU_G GEMM_WTN
 #define GEMM_KT GEMM_CDIV(GEMM_K, (long)BK)
 #if BM % (16 * WM) != 0 || BN % (16 * WN) != 0 || BK % 16 != 0 || STAGES < 2
@@ -951,7 +1045,7 @@ KG_KERNEL void __launch_bounds__(GEMM_NT) $name(
 {
   extern __shared__ __align__(16) unsigned char kg_gemm_smem[];
   $ct *gemm_as = ($ct *)kg_gemm_smem;
-  $ct *gemm_bs = gemm_as + STAGES * BM * GEMM_BKP;
+  $ct *gemm_bs = gemm_as + STAGES * $ast;
 $lnsh
   const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int wm = warp % WM, wn = warp / WM;
@@ -970,7 +1064,7 @@ $lnstart
       if (ct >= 0) {
         kg_gemm_wait<STAGES - 2>();
         __syncthreads();
-        $ct *as_c = gemm_as + (int)(ct % STAGES) * BM * GEMM_BKP;
+        $ct *as_c = gemm_as + (int)(ct % STAGES) * $ast;
         $ct *bs_c = gemm_bs + (int)(ct % STAGES) * BN * GEMM_BKP;
         const long k0 = ct * BK;
         (void)k0;
@@ -980,7 +1074,7 @@ $fold
           unsigned af[GEMM_MI][4], bf[GEMM_NI][2];
           #pragma unroll
           for (int mi = 0; mi < GEMM_MI; mi++)
-            kg_gemm_ldsm4(af[mi], as_c + (wm * GEMM_WTM + mi * 16 + (lane & 15)) * GEMM_BKP + ks + ((lane >> 4) << 3));
+            $afrag
           #pragma unroll
           for (int nj = 0; nj < GEMM_NI / 2; nj++) {
             unsigned t[4];
@@ -995,7 +1089,7 @@ $fold
         }
       }
       if (it < GEMM_KT) {
-        $ct *as_w = gemm_as + (int)(it % STAGES) * BM * GEMM_BKP;
+        $ct *as_w = gemm_as + (int)(it % STAGES) * $ast;
         $ct *bs_w = gemm_bs + (int)(it % STAGES) * BN * GEMM_BKP;
         const long k0 = it * BK;
         (void)as_w; (void)bs_w;
@@ -1012,8 +1106,8 @@ $epi
 }
 ]], { name = spec.kernel, params = kg.params(spec), ct = ct, lnsh = ln_shared(design),
       tile = tile_code, lnstart = ln_start(spec, P, design), fold = fold,
-      loada = loader(spec, P, "A", design, sta, "as_w"),
-      loadb = loader(spec, P, "B", design, stb, "bs_w"), epi = epi }),
+      loada = atr and loader_trans(spec, P, "as_w") or loader(spec, P, "A", design, sta, "as_w"),
+      loadb = loader(spec, P, "B", design, stb, "bs_w"), epi = epi, ast = ast, afrag = afrag }),
   }
   return table.concat(src, "\n")
 end
