@@ -557,61 +557,115 @@ local function loader(spec, P, which, design, store, dst)
       store = store("ri", "ki", "v") })
 end
 
--- C code filling the transposed A tile (a_trans): each thread takes 8
--- consecutive rows at one k -- one 16-byte load when the rows are contiguous
--- and aligned (mvec), else 8 coalesced scalar loads -- and stores them as one
--- 16-byte vector into row ki of the tile.
+-- C code filling the transposed A tile (a_trans), in two halves so global
+-- latency hides behind the tensor cores: `fetch` (before the stage's MMAs)
+-- loads tile k0 into registers, `put` (after them) stores it into row ki of
+-- the tile.  Each thread takes 8 consecutive rows at one k: one 16-byte
+-- load when the rows are contiguous and aligned (mvec), else 8 coalesced
+-- scalar loads; the store is one 16-byte vector.
 local function loader_trans(spec, P, dst)
   local o, dt = P.A, P.dt
   local ct = kg.ctype(spec, dt)
-  local body
+  local decl, fetch, put
   if o.kind == "strided" and mvec(o.mp) then
-    body = fill([[
-          if (r0 < GEMM_M && k < GEMM_K) {
-            const uint4 raw = *(const uint4 *)($ptr + ($addr));
-            const $ct *rh = (const $ct *)&raw;
-            #pragma unroll
-            for (int j = 0; j < 8; j++) v[j] = $ld;
-          }]], { ptr = o.mp.arg.cname, addr = addr(o.mp, "z", "r0", "k"), ct = ct,
-                 ld = kg.load(spec, dt, "rh", "j") })
+    decl = "uint4 gemm_ar[GEMM_TAI];"
+    fetch = fill([[
+          gemm_ar[i] = make_uint4(0u, 0u, 0u, 0u);
+          if (r0 < GEMM_M && k < GEMM_K) gemm_ar[i] = *(const uint4 *)($ptr + ($addr));]],
+      { ptr = o.mp.arg.cname, addr = addr(o.mp, "z", "r0", "k") })
+    if o.mp.arg.dtype == dt then
+      put = "          *(uint4 *)(" .. dst .. " + ki * GEMM_BMP + rg) = gemm_ar[i];"
+    else
+      put = fill([[
+          const $at *rh = (const $at *)&gemm_ar[i];
+          __align__(16) $ct pk[8];
+          #pragma unroll
+          for (int j = 0; j < 8; j++) $store
+          *(uint4 *)($dst + ki * GEMM_BMP + rg) = *(const uint4 *)pk;]],
+        { at = kg.ctype(spec, o.mp.arg.dtype), ct = ct, dst = dst,
+          store = kg.store(spec, dt, "pk", "j", kg.load(spec, o.mp.arg.dtype, "rh", "j")) })
+    end
   elseif o.kind == "gated" and mvec(o.gate) and mvec(o.filt) then
-    body = fill([[
+    decl = "uint4 gemm_ag[GEMM_TAI], gemm_af[GEMM_TAI];"
+    fetch = fill([[
+          gemm_ag[i] = gemm_af[i] = make_uint4(0u, 0u, 0u, 0u);
           if (r0 < GEMM_M && k < GEMM_K) {
-            const uint4 rg4 = *(const uint4 *)($gp + ($ga));
-            const uint4 rf4 = *(const uint4 *)($fp + ($fa));
-            const $gt *gh = (const $gt *)&rg4;
-            const $ft *fh = (const $ft *)&rf4;
-            #pragma unroll
-            for (int j = 0; j < 8; j++) v[j] = $sig * $tanh;
+            gemm_ag[i] = *(const uint4 *)($gp + ($ga));
+            gemm_af[i] = *(const uint4 *)($fp + ($fa));
           }]], { gp = o.gate.arg.cname, ga = addr(o.gate, "z", "r0", "k"),
-                 fp = o.filt.arg.cname, fa = addr(o.filt, "z", "r0", "k"),
-                 gt = kg.ctype(spec, o.gate.arg.dtype), ft = kg.ctype(spec, o.filt.arg.dtype),
-                 sig = kg.unary(spec, "sigmoid", kg.load(spec, o.gate.arg.dtype, "gh", "j")),
-                 tanh = kg.unary(spec, "tanh", kg.load(spec, o.filt.arg.dtype, "fh", "j")) })
+                 fp = o.filt.arg.cname, fa = addr(o.filt, "z", "r0", "k") })
+    put = fill([[
+          const $gt *gh = (const $gt *)&gemm_ag[i];
+          const $ft *fh = (const $ft *)&gemm_af[i];
+          __align__(16) $ct pk[8];
+          #pragma unroll
+          for (int j = 0; j < 8; j++) {
+            /* the hardware's exp and tanh: their error (about 2^-11) is that
+               of the f16/bf16 rounding the value gets next */
+            const float gv = $gl, fv = $fl;
+            float th;
+            asm("tanh.approx.f32 %0, %1;" : "=f"(th) : "f"(fv));
+            const float v = (r0 < GEMM_M && k < GEMM_K) ?
+              __fdividef(1.0f, 1.0f + __expf(-gv)) * th : 0.0f;
+            $store
+          }
+          *(uint4 *)($dst + ki * GEMM_BMP + rg) = *(const uint4 *)pk;]],
+      { gt = kg.ctype(spec, o.gate.arg.dtype), ft = kg.ctype(spec, o.filt.arg.dtype),
+        gl = kg.load(spec, o.gate.arg.dtype, "gh", "j"),
+        fl = kg.load(spec, o.filt.arg.dtype, "fh", "j"),
+        ct = ct, dst = dst, store = kg.store(spec, dt, "pk", "j", "v") })
+  elseif o.kind == "conv" and o.stride == 1 and o.Tout % 8 == 0 then
+    -- 8 rows of one batch: the divisions once, then 8 consecutive taps
+    decl = "float gemm_av[GEMM_TAI][8];"
+    fetch = fill([[
+          const long cb = r0 / $Tout, ct0 = r0 % $Tout, cci = k / $KS, ckk = k % $KS;
+          const long cbase = $off + cb * $sxB + ((long)z * $Cig + cci) * $sxC;
+          const long ctb = ct0 - $pad + ckk * $dil;
+          #pragma unroll
+          for (int j = 0; j < 8; j++) {
+            const long tin = ctb + j;
+            gemm_av[i][j] = r0 < GEMM_M && k < GEMM_K && tin >= 0L && tin < $Tin ?
+              $ld : 0.0f;
+          }]], { Tout = lit(o.Tout), KS = lit(o.KS), off = lit(o.off), sxB = lit(o.sxB),
+                 Cig = lit(o.Cig), sxC = lit(o.sxC), pad = lit(o.pad), dil = lit(o.dil),
+                 Tin = lit(o.Tin),
+                 ld = kg.load(spec, o.x.dtype, o.x.cname, "cbase + tin * " .. lit(o.sxT)) })
+    put = fill([[
+          __align__(16) $ct pk[8];
+          #pragma unroll
+          for (int j = 0; j < 8; j++) $store
+          *(uint4 *)($dst + ki * GEMM_BMP + rg) = *(const uint4 *)pk;]],
+      { ct = ct, dst = dst, store = kg.store(spec, dt, "pk", "j", "gemm_av[i][j]") })
   else
-    body = fill([[
+    decl = "float gemm_av[GEMM_TAI][8];"
+    fetch = fill([[
           #pragma unroll
           for (int j = 0; j < 8; j++) {
             const long r = r0 + j;
-            if (r < GEMM_M) v[j] = $value;
+            gemm_av[i][j] = r < GEMM_M ? $value : 0.0f;
           }]], { value = value(spec, P, o, "z", "r", "k", "rg + j") })
+    put = fill([[
+          __align__(16) $ct pk[8];
+          #pragma unroll
+          for (int j = 0; j < 8; j++) $store
+          *(uint4 *)($dst + ki * GEMM_BMP + rg) = *(const uint4 *)pk;]],
+      { ct = ct, dst = dst, store = kg.store(spec, dt, "pk", "j", "gemm_av[i][j]") })
   end
-  return kg.line() .. "\n" .. fill([[
+  local loop = [[
       #pragma unroll
-      for (int i = 0; i < GEMM_CDIV(BK * (BM / 8), GEMM_NT); i++) {
+      for (int i = 0; i < GEMM_TAI; i++) {
         const int e = tid + i * GEMM_NT;
         if ((BK * (BM / 8)) % GEMM_NT == 0 || e < BK * (BM / 8)) {
           const int ki = e / (BM / 8), rg = e % (BM / 8) * 8;
           const long r0 = m0 + rg, k = k0 + ki;
-          float v[8] = { 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f };
+          (void)r0; (void)k;
 $body
-          __align__(16) $ct pk[8];
-          #pragma unroll
-          for (int j = 0; j < 8; j++) $store
-          *(uint4 *)($dst + ki * GEMM_BMP + rg) = *(const uint4 *)pk;
         }
       }
-]], { body = body, ct = ct, dst = dst, store = kg.store(spec, dt, "pk", "j", "v[j]") })
+]]
+  return "      " .. decl .. "\n",
+    kg.line() .. "\n" .. fill(loop, { body = fetch }),
+    kg.line() .. "\n" .. fill(loop, { body = put })
 end
 
 -- C code of the LayerNorm prepass: gemm_mean[BM], gemm_rstd[BM] of rows m0..
@@ -954,6 +1008,8 @@ local function emit_mma(spec, P, design)
   local ct = kg.ctype(spec, dt)
   local atr = a_trans(P, design)
   local ast = atr and "BK * GEMM_BMP" or "BM * GEMM_BKP"
+  local adecl, afetch, aput = "", "", ""
+  if atr then adecl, afetch, aput = loader_trans(spec, P, "as_w") end
   local afrag = atr and
     "kg_gemm_ldsm4t(af[mi], as_c + (ks + (lane & 7) + ((lane >> 4) << 3)) * GEMM_BMP + " ..
     "wm * GEMM_WTM + mi * 16 + (((lane >> 3) & 1) << 3));" or
@@ -1032,6 +1088,7 @@ local function emit_mma(spec, P, design)
 #define GEMM_NI (GEMM_WTN / 8)
 #define GEMM_BKP (BK + 8)
 #define GEMM_BMP (BM + 8)
+#define GEMM_TAI GEMM_CDIV(BK * (BM / 8), GEMM_NT)
 #define GEMM_GLU_G GEMM_WTN
 #define GEMM_KT GEMM_CDIV(GEMM_K, (long)BK)
 #if BM % (16 * WM) != 0 || BN % (16 * WN) != 0 || BK % 16 != 0 || STAGES < 2
@@ -1061,6 +1118,12 @@ $tile
 $lnstart
     for (long it = 0; it < GEMM_KT + STAGES - 1; it++) {
       const long ct = it - (STAGES - 1);
+$adecl
+      if (it < GEMM_KT) {
+        const long k0 = it * BK;
+        (void)k0;
+$afetch
+      }
       if (ct >= 0) {
         kg_gemm_wait<STAGES - 2>();
         __syncthreads();
@@ -1106,7 +1169,8 @@ $epi
 }
 ]], { name = spec.kernel, params = kg.params(spec), ct = ct, lnsh = ln_shared(design),
       tile = tile_code, lnstart = ln_start(spec, P, design), fold = fold,
-      loada = atr and loader_trans(spec, P, "as_w") or loader(spec, P, "A", design, sta, "as_w"),
+      loada = atr and aput or loader(spec, P, "A", design, sta, "as_w"),
+      adecl = adecl, afetch = afetch,
       loadb = loader(spec, P, "B", design, stb, "bs_w"), epi = epi, ast = ast, afrag = afrag }),
   }
   return table.concat(src, "\n")
