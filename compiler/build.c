@@ -626,7 +626,7 @@ static int emit_sources(Build *B, const char *dir)
     const Plan *p0 = B->v[0].p;
     const Graph *g = p0->g;
     const char *m = c_ident(B->a, g->name);
-    Str c = {0}, h = {0}, prov = {0};
+    Str c = {0}, h = {0}, prov = {0}, fparams = {0}, fnames = {0};
     int nmodel = g->ninputs + g->noutputs, rc = -1;
     time_t now = time(NULL);
     char when[64];
@@ -707,12 +707,15 @@ static int emit_sources(Build *B, const char *dir)
                "address or cl_mem) of at least\n * %s_workspace_size() bytes "
                "for these dims.\n */\nint %s_forward(kgrt_stream *stream",
                m, m);
+    /* the forward pass's tensors: inputs and weights, then outputs */
     for (int i = 0; i < nmodel; i++) {
         const Value *v = i < g->ninputs ? g->inputs[i]
                                         : g->outputs[i - g->ninputs];
-        str_printf(&h, ",\n    %skgrt_tensor *%s", i < g->ninputs ? "const " : "const ",
-                   c_ident(B->a, v->name ? v->name : "out"));
+        const char *id = c_ident(B->a, v->name ? v->name : "out");
+        str_printf(&fparams, ",\n    const kgrt_tensor *%s", id);
+        str_printf(&fnames, "%s%s", i ? ", " : "", id);
     }
+    str_puts(&h, fparams.buf);
     str_printf(&h, ",\n    void *workspace, size_t workspace_bytes);\n"
                "/* The same with the %d tensors in an array, in that order "
                "(for ctypes). */\nint %s_forward_v(kgrt_stream *stream, "
@@ -774,21 +777,9 @@ static int emit_sources(Build *B, const char *dir)
                "    return kgrt_fused_forward(&%s_model, stream, t, n, "
                "workspace,\n                              workspace_bytes);\n}\n",
                m, m);
-    str_printf(&c, "int %s_forward(kgrt_stream *stream", m);
-    for (int i = 0; i < nmodel; i++) {
-        const Value *v = i < g->ninputs ? g->inputs[i]
-                                        : g->outputs[i - g->ninputs];
-        str_printf(&c, ",\n    const kgrt_tensor *%s",
-                   c_ident(B->a, v->name ? v->name : "out"));
-    }
-    str_printf(&c, ",\n    void *workspace, size_t workspace_bytes)\n{\n"
-               "    const kgrt_tensor *p[] = { ");
-    for (int i = 0; i < nmodel; i++) {
-        const Value *v = i < g->ninputs ? g->inputs[i]
-                                        : g->outputs[i - g->ninputs];
-        str_printf(&c, "%s%s", i ? ", " : "",
-                   c_ident(B->a, v->name ? v->name : "out"));
-    }
+    str_printf(&c, "int %s_forward(kgrt_stream *stream%s,\n    void "
+               "*workspace, size_t workspace_bytes)\n{\n"
+               "    const kgrt_tensor *p[] = { %s", m, fparams.buf, fnames.buf);
     str_printf(&c, " };\n    kgrt_tensor t[%d];\n    for (int i = 0; i < %d; "
                "i++) {\n        if (!p[i])\n            return kgrt_set_error("
                "KGRT_EINVAL, \"%s_forward: tensor %%d is NULL\", i);\n"
@@ -824,6 +815,8 @@ out:
     str_free(&c);
     str_free(&h);
     str_free(&prov);
+    str_free(&fparams);
+    str_free(&fnames);
     return rc;
 }
 

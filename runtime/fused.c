@@ -40,6 +40,12 @@ static int get_kernel(const kgrt_fused_kernel *k, kgrt_device *d,
     kgrt_fused_slot *slot = NULL;
     int i, rc = KGRT_OK;
 
+    /* every launch after the first: no lock (dev is published last) */
+    for (i = 0; i < KGRT_FUSED_DEVICES; i++)
+        if (__atomic_load_n(&k->slots[i].dev, __ATOMIC_ACQUIRE) == d) {
+            *out = k->slots[i].kern;
+            return KGRT_OK;
+        }
     pthread_mutex_lock(&load_lock);
     for (i = 0; i < KGRT_FUSED_DEVICES; i++) {
         if (k->slots[i].dev == d) {
@@ -95,9 +101,9 @@ static int get_kernel(const kgrt_fused_kernel *k, kgrt_device *d,
         if (rc == KGRT_OK && (rc = kgrt_kernel_get(mod, k->name, &kern)) < 0)
             kgrt_module_unload(mod);
         if (rc == KGRT_OK) {
-            slot->dev = d;
             slot->mod = mod;
             slot->kern = kern;
+            __atomic_store_n(&slot->dev, d, __ATOMIC_RELEASE);
             *out = kern;
         }
     }
@@ -405,8 +411,10 @@ void kgrt_fused_release(const kgrt_fused_model *m, kgrt_device *d)
             kgrt_fused_slot *slots = m->variants[v].steps[st].kernel->slots;
             for (int i = 0; i < KGRT_FUSED_DEVICES; i++)
                 if (slots[i].dev == d) {
+                    __atomic_store_n(&slots[i].dev, NULL, __ATOMIC_RELEASE);
                     kgrt_module_unload(slots[i].mod);
-                    memset(&slots[i], 0, sizeof slots[i]);
+                    slots[i].mod = NULL;
+                    slots[i].kern = NULL;
                 }
         }
     pthread_mutex_unlock(&load_lock);

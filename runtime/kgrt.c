@@ -24,15 +24,6 @@
 
 static _Thread_local char last_error[1024];
 
-int kgrt_error(int status, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
-    va_end(ap);
-    return status;
-}
-
 void kgrt_note(const char *fmt, ...)
 {
     va_list ap;
@@ -41,8 +32,8 @@ void kgrt_note(const char *fmt, ...)
     va_end(ap);
 }
 
-/* The public face of kgrt_error, for libraries built on kgrt (the
- * launchers kgen generates). */
+/* kgrt_error (kgrt_int.h), public for libraries built on kgrt such as the
+ * launchers kgen generates. */
 int kgrt_set_error(int status, const char *fmt, ...)
 {
     va_list ap;
@@ -796,10 +787,12 @@ static int check_launch(kgrt_kernel *k, const unsigned grid[3],
 }
 
 /* The launch log: a FILE once set, by kgrt_set_launch_log or from
- * $KGRT_LAUNCH_LOG at the first launch. */
+ * $KGRT_LAUNCH_LOG at the first launch.  log_on lets every launch test it
+ * without the lock. */
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t log_once = PTHREAD_ONCE_INIT;
 static FILE *log_fp;
-static bool log_env_read;
+static atomic_bool log_on;
 
 static int open_log(const char *path)
 {
@@ -814,15 +807,23 @@ static int open_log(const char *path)
     if (log_fp && log_fp != stderr)
         fclose(log_fp);
     log_fp = fp;
+    atomic_store(&log_on, fp != NULL);
     return KGRT_OK;
+}
+
+static void log_from_env(void)
+{
+    pthread_mutex_lock(&log_lock);
+    open_log(getenv("KGRT_LAUNCH_LOG"));
+    pthread_mutex_unlock(&log_lock);
 }
 
 int kgrt_set_launch_log(const char *path)
 {
     int rc;
     kgrt_clear_error();
+    pthread_once(&log_once, log_from_env);
     pthread_mutex_lock(&log_lock);
-    log_env_read = true;
     rc = open_log(path);
     pthread_mutex_unlock(&log_lock);
     return rc;
@@ -830,16 +831,8 @@ int kgrt_set_launch_log(const char *path)
 
 static bool logging(void)
 {
-    bool on;
-    pthread_mutex_lock(&log_lock);
-    if (!log_env_read) {
-        log_env_read = true;
-        open_log(getenv("KGRT_LAUNCH_LOG"));
-        kgrt_clear_error();
-    }
-    on = log_fp != NULL;
-    pthread_mutex_unlock(&log_lock);
-    return on;
+    pthread_once(&log_once, log_from_env);
+    return atomic_load(&log_on);
 }
 
 static void log_launch(const kgrt_kernel *k, const unsigned grid[3],

@@ -129,9 +129,9 @@ struct kgrt_backend_ops {
 extern const kgrt_backend_ops kgrt_cuda_ops;
 extern const kgrt_backend_ops kgrt_opencl_ops;
 
-/* Set this thread's last error and return status (for `return kgrt_error(...)`). */
-int kgrt_error(int status, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+/* Set this thread's last error and return status (for `return kgrt_error(...)`);
+ * the public kgrt_set_error under the name the backends use. */
+#define kgrt_error kgrt_set_error
 /* Set the message without a status (the "why zero devices" case). */
 void kgrt_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void kgrt_clear_error(void);

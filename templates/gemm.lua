@@ -567,6 +567,20 @@ local function loader_trans(spec, P, dst)
   local o, dt = P.A, P.dt
   local ct = kg.ctype(spec, dt)
   local decl, fetch, put
+  -- `pre`, then `each` (a statement setting pk[j]) for the 8 values, then
+  -- one 16-byte store into the tile
+  local function pack(pre, each)
+    return fill([[
+$pre
+          __align__(16) $ct pk[8];
+          #pragma unroll
+          for (int j = 0; j < 8; j++) $each
+          *(uint4 *)($dst + ki * GEMM_BMP + rg) = *(const uint4 *)pk;]],
+      { pre = pre, each = each, ct = ct, dst = dst })
+  end
+  -- the scalar fetches fill gemm_av; their put converts and packs it
+  decl = "float gemm_av[GEMM_TAI][8];"
+  put = pack("", kg.store(spec, dt, "pk", "j", "gemm_av[i][j]"))
   if o.kind == "strided" and mvec(o.mp) then
     decl = "uint4 gemm_ar[GEMM_TAI];"
     fetch = fill([[
@@ -576,14 +590,9 @@ local function loader_trans(spec, P, dst)
     if o.mp.arg.dtype == dt then
       put = "          *(uint4 *)(" .. dst .. " + ki * GEMM_BMP + rg) = gemm_ar[i];"
     else
-      put = fill([[
-          const $at *rh = (const $at *)&gemm_ar[i];
-          __align__(16) $ct pk[8];
-          #pragma unroll
-          for (int j = 0; j < 8; j++) $store
-          *(uint4 *)($dst + ki * GEMM_BMP + rg) = *(const uint4 *)pk;]],
-        { at = kg.ctype(spec, o.mp.arg.dtype), ct = ct, dst = dst,
-          store = kg.store(spec, dt, "pk", "j", kg.load(spec, o.mp.arg.dtype, "rh", "j")) })
+      local at = kg.ctype(spec, o.mp.arg.dtype)
+      put = pack("          const " .. at .. " *rh = (const " .. at .. " *)&gemm_ar[i];",
+        kg.store(spec, dt, "pk", "j", kg.load(spec, o.mp.arg.dtype, "rh", "j")))
     end
   elseif o.kind == "gated" and mvec(o.gate) and mvec(o.filt) then
     decl = "uint4 gemm_ag[GEMM_TAI], gemm_af[GEMM_TAI];"
@@ -594,12 +603,11 @@ local function loader_trans(spec, P, dst)
             gemm_af[i] = *(const uint4 *)($fp + ($fa));
           }]], { gp = o.gate.arg.cname, ga = addr(o.gate, "z", "r0", "k"),
                  fp = o.filt.arg.cname, fa = addr(o.filt, "z", "r0", "k") })
-    put = fill([[
+    put = pack(fill([[
           const $gt *gh = (const $gt *)&gemm_ag[i];
-          const $ft *fh = (const $ft *)&gemm_af[i];
-          __align__(16) $ct pk[8];
-          #pragma unroll
-          for (int j = 0; j < 8; j++) {
+          const $ft *fh = (const $ft *)&gemm_af[i];]],
+        { gt = kg.ctype(spec, o.gate.arg.dtype), ft = kg.ctype(spec, o.filt.arg.dtype) }),
+      fill([[{
             /* the hardware's exp and tanh: their error (about 2^-11) is that
                of the f16/bf16 rounding the value gets next */
             const float gv = $gl, fv = $fl;
@@ -608,15 +616,11 @@ local function loader_trans(spec, P, dst)
             const float v = (r0 < GEMM_M && k < GEMM_K) ?
               __fdividef(1.0f, 1.0f + __expf(-gv)) * th : 0.0f;
             $store
-          }
-          *(uint4 *)($dst + ki * GEMM_BMP + rg) = *(const uint4 *)pk;]],
-      { gt = kg.ctype(spec, o.gate.arg.dtype), ft = kg.ctype(spec, o.filt.arg.dtype),
-        gl = kg.load(spec, o.gate.arg.dtype, "gh", "j"),
-        fl = kg.load(spec, o.filt.arg.dtype, "fh", "j"),
-        ct = ct, dst = dst, store = kg.store(spec, dt, "pk", "j", "v") })
+          }]], { gl = kg.load(spec, o.gate.arg.dtype, "gh", "j"),
+                 fl = kg.load(spec, o.filt.arg.dtype, "fh", "j"),
+                 store = kg.store(spec, dt, "pk", "j", "v") }))
   elseif o.kind == "conv" and o.stride == 1 and o.Tout % 8 == 0 then
     -- 8 rows of one batch: the divisions once, then 8 consecutive taps
-    decl = "float gemm_av[GEMM_TAI][8];"
     fetch = fill([[
           const long cb = r0 / $Tout, ct0 = r0 % $Tout, cci = k / $KS, ckk = k % $KS;
           const long cbase = $off + cb * $sxB + ((long)z * $Cig + cci) * $sxC;
@@ -630,26 +634,13 @@ local function loader_trans(spec, P, dst)
                  Cig = lit(o.Cig), sxC = lit(o.sxC), pad = lit(o.pad), dil = lit(o.dil),
                  Tin = lit(o.Tin),
                  ld = kg.load(spec, o.x.dtype, o.x.cname, "cbase + tin * " .. lit(o.sxT)) })
-    put = fill([[
-          __align__(16) $ct pk[8];
-          #pragma unroll
-          for (int j = 0; j < 8; j++) $store
-          *(uint4 *)($dst + ki * GEMM_BMP + rg) = *(const uint4 *)pk;]],
-      { ct = ct, dst = dst, store = kg.store(spec, dt, "pk", "j", "gemm_av[i][j]") })
   else
-    decl = "float gemm_av[GEMM_TAI][8];"
     fetch = fill([[
           #pragma unroll
           for (int j = 0; j < 8; j++) {
             const long r = r0 + j;
             gemm_av[i][j] = r < GEMM_M ? $value : 0.0f;
           }]], { value = value(spec, P, o, "z", "r", "k", "rg + j") })
-    put = fill([[
-          __align__(16) $ct pk[8];
-          #pragma unroll
-          for (int j = 0; j < 8; j++) $store
-          *(uint4 *)($dst + ki * GEMM_BMP + rg) = *(const uint4 *)pk;]],
-      { ct = ct, dst = dst, store = kg.store(spec, dt, "pk", "j", "gemm_av[i][j]") })
   end
   local loop = [[
       #pragma unroll

@@ -5,75 +5,28 @@ Load LIBDIR/libfused.so (kgen build --arch sm_XX) with ctypes, call
 MODEL_forward_v on PyTorch CUDA tensors on PyTorch's current stream, and
 compare with PyTorch's own computation of the same block in fp32 from the
 same (rounded) inputs and weights: relative L2 and max-abs per output.
-Also times both (CUDA events, median of 20).  Exit 0 when every output is
+Timing is tools/bench/bench.py's job.  Exit 0 when every output is
 within the whole-block tolerance (docs/cli.md), 1 otherwise.
 
-Models: wavenet_layer, lynxnet2_block (the examples; their PyTorch code
-is written out below, op for op as in examples/*.pat).
+Models: wavenet_layer, lynxnet2_block (the examples; their PyTorch code is
+tools/bench/bench.py's, op for op as in examples/*.pat).
 """
 import ctypes
 import math
+import os
 import sys
 
 import torch
-import torch.nn.functional as F
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "bench"))
+from bench import Tensor, desc, torch_models  # noqa: E402  the models op for op
 
 KGRT_CUDA = 0
-DT = {torch.bool: 0, torch.int32: 1, torch.float16: 2, torch.bfloat16: 3,
-      torch.float32: 4}
-
-
-class Tensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("offset", ctypes.c_size_t),
-                ("dtype", ctypes.c_int32), ("rank", ctypes.c_int32),
-                ("shape", ctypes.c_int64 * 8), ("strides", ctypes.c_int64 * 8)]
-
-
-def desc(t):
-    d = Tensor()
-    d.data = t.data_ptr()
-    d.offset = 0
-    d.dtype = DT[t.dtype]
-    d.rank = t.dim()
-    for i in range(t.dim()):
-        d.shape[i] = t.shape[i]
-        d.strides[i] = t.stride(i)
-    return d
-
-
-def wavenet_layer(p, dims):
-    C = dims["C"]
-    DIL = dims["DIL"]
-    s = F.linear(p["temb"], p["wd"], p["bd"])
-    y = p["x"] + s.unsqueeze(2)
-    y = F.conv1d(y, p["wdil"], p["bdil"], dilation=DIL, padding=DIL)
-    y = y + F.conv1d(p["cond"], p["wc"], p["bc"])
-    gate, filt = y.split([C, C], dim=1)
-    z = torch.sigmoid(gate) * torch.tanh(filt)
-    o = F.conv1d(z, p["wo"], p["bo"])
-    res, skip = o.split([C, C], dim=1)
-    out = (p["x"] + res) * 0.7071067811865476
-    return [out, skip]
-
-
-def lynxnet2_block(p, dims):
-    C = dims["C"]
-    h = F.layer_norm(p["x"], (C,), p["g"], p["b"], 1e-5)
-    h = h.transpose(1, 2)
-    h = F.conv1d(h, p["wdw"], p["bdw"], padding=15, groups=C)
-    h = h.transpose(1, 2)
-    h = F.linear(h, p["w1"], p["b1"])
-    o1, g1 = h.split([C, C], dim=-1)
-    h = o1 * torch.atan(g1)
-    h = F.linear(h, p["w2"], p["b2"])
-    o2, g2 = h.split([C, C], dim=-1)
-    h = o2 * torch.atan(g2)
-    h = F.linear(h, p["w3"], p["b3"])
-    return [p["x"] + h]
 
 
 MODELS = {
-    "wavenet_layer": (wavenet_layer, {"B": 32, "C": 512, "H": 384, "T": 1536,
+    "wavenet_layer": ("wavenet_layer", {"B": 32, "C": 512, "H": 384, "T": 1536,
                                       "DIL": 2},
                       lambda d: [("x", [d["B"], d["C"], d["T"]]),
                                  ("cond", [d["B"], d["H"], d["T"]]),
@@ -86,7 +39,7 @@ MODELS = {
                                  ("wo", [2 * d["C"], d["C"], 1]),
                                  ("bo", [2 * d["C"]])],
                       ["out", "skip"]),
-    "lynxnet2_block": (lynxnet2_block, {"B": 64, "T": 768, "C": 1024},
+    "lynxnet2_block": ("lynxnet2_block", {"B": 64, "T": 768, "C": 1024},
                        lambda d: [("x", [d["B"], d["T"], d["C"]]),
                                   ("g", [d["C"]]), ("b", [d["C"]]),
                                   ("wdw", [d["C"], 1, 31]), ("bdw", [d["C"]]),
@@ -104,6 +57,7 @@ TOL = {torch.float32: 1e-4, torch.float16: 1e-2, torch.bfloat16: 6e-2}
 def main():
     libdir, model = sys.argv[1], sys.argv[2]
     fn, dims, shapes, outs = MODELS[model]
+    fn = torch_models()[fn]
     dims = dict(dims)
     dtype = torch.float16
     args = sys.argv[3:]
@@ -181,25 +135,6 @@ def main():
         print(f"{model} {name}: rel-L2 {rel:.3g} (tol {tol:g}) max-abs "
               f"{mabs:.3g} (tol {4 * tol:g}) {'ok' if good else 'MISMATCH'}")
 
-    def timeit(f, n=20):
-        ts = []
-        for _ in range(n):
-            a = torch.cuda.Event(enable_timing=True)
-            b = torch.cuda.Event(enable_timing=True)
-            a.record()
-            f()
-            b.record()
-            b.synchronize()
-            ts.append(a.elapsed_time(b))
-        ts.sort()
-        return ts[len(ts) // 2]
-
-    eager = {k: v for k, v in params.items()}
-    t_k = timeit(run)
-    t_e = timeit(lambda: fn(eager, dims))
-    print(f"{model} dims {dims} {str(dtype)[6:]}: kgen {t_k:.4f} ms, "
-          f"PyTorch eager {t_e:.4f} ms (median of 20, not L2-flushed; "
-          "tools/bench is the benchmark)")
     print(prov().decode())
     return 0 if ok else 1
 

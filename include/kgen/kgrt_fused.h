@@ -110,7 +110,8 @@ int kgrt_fused_forward(const kgrt_fused_model *m, kgrt_stream *s,
 int kgrt_fused_workspace(const kgrt_fused_model *m, const int64_t *dims,
                          size_t *bytes);
 
-/* Unload the modules this model loaded on d (before closing d). */
+/* Unload the modules this model loaded on d (before closing d; not while
+ * launches on d are in flight in other threads). */
 void kgrt_fused_release(const kgrt_fused_model *m, kgrt_device *d);
 
 #ifdef __cplusplus

@@ -205,6 +205,20 @@ class FModel(ctypes.Structure):      # kgrt_fused_model
 DTYPES = ["bool", "i32", "f16", "bf16", "f32"]
 
 
+def desc(t):
+    """The kgrt_tensor of a PyTorch CUDA tensor (its view, as it is)."""
+    d = Tensor()
+    d.data = t.data_ptr()
+    d.dtype = DTYPES.index({"torch.bool": "bool", "torch.int32": "i32",
+                            "torch.float16": "f16", "torch.bfloat16": "bf16",
+                            "torch.float32": "f32"}[str(t.dtype)])
+    d.rank = t.dim()
+    for i in range(t.dim()):
+        d.shape[i] = t.shape[i]
+        d.strides[i] = t.stride(i)
+    return d
+
+
 class Fused:
     """A libfused.so: its model table, a device, and a forward call."""
 
@@ -243,17 +257,7 @@ class Fused:
     def bind(self, tensors):
         """A call of the forward pass on these tensors (args order)."""
         import torch
-        descs = []
-        for t in tensors:
-            d = Tensor()
-            d.data = t.data_ptr()
-            d.dtype = {torch.bool: 0, torch.int32: 1, torch.float16: 2,
-                       torch.bfloat16: 3, torch.float32: 4}[t.dtype]
-            d.rank = t.dim()
-            for i in range(t.dim()):
-                d.shape[i] = t.shape[i]
-                d.strides[i] = t.stride(i)
-            descs.append(d)
+        descs = [desc(t) for t in tensors]
         arr = (Tensor * len(descs))(*descs)
         ws = torch.empty(max(self.workspace, 1), dtype=torch.uint8,
                          device="cuda")
