@@ -60,10 +60,11 @@ done
 demo=build/demo
 mkdir -p "$demo"
 libs="-lpthread -ldl -lm"
-if nm build/libkgrt.a 2>/dev/null | grep -q ' U clGetPlatformIDs'; then
+# grep without -q reads all of nm's output (no SIGPIPE under pipefail)
+if nm build/libkgrt.a 2>/dev/null | grep ' U clGetPlatformIDs' >/dev/null; then
     libs="-lOpenCL $libs"
 fi
-if build/kgen devices 2>/dev/null | grep -q '^cuda *[0-9]'; then
+if build/kgen devices 2>/dev/null | grep '^cuda *[0-9]' >/dev/null; then
     arch=$(build/kgen devices | awk '$1 == "cuda" { for (i = 1; i <= NF; i++)
         if ($i ~ /^sm_[0-9]+[af]?$/) { print $i; exit } }')
     dims="--dim B=1 --dim T=861"

@@ -28,7 +28,7 @@ export KGEN_CACHE="$W/no-such-cache.sqlite"
 CC=${CC:-cc}
 FLAGS=${DEMO_FLAGS:-}
 LIBS="-lpthread -ldl -lm"
-if nm "$(dirname "$KGEN")/libkgrt.a" 2>/dev/null | grep -q ' U clGetPlatformIDs'
+if nm "$(dirname "$KGEN")/libkgrt.a" 2>/dev/null | grep ' U clGetPlatformIDs' >/dev/null
 then
     LIBS="-lOpenCL $LIBS"
 fi
