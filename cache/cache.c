@@ -265,7 +265,8 @@ static int migrate(KgDb *d)
 
 typedef enum { PROBE_OK, PROBE_CORRUPT, PROBE_FOREIGN, PROBE_NEWER, PROBE_ERR } Probe;
 
-static Probe probe(KgDb *d, bool check, int64_t *version, char *why, size_t n)
+static Probe probe_reads(KgDb *d, bool check, int64_t *version, char *why,
+                         size_t n)
 {
     int rc;
     int64_t app = query_int(d->db, "PRAGMA application_id", &rc);
@@ -296,6 +297,18 @@ static Probe probe(KgDb *d, bool check, int64_t *version, char *why, size_t n)
             return rc == SQLITE_ROW || is_corruption(rc) ? PROBE_CORRUPT : PROBE_ERR;
     }
     return PROBE_OK;
+}
+
+/* What the file is.  The reads share one read transaction: another process
+ * creating the schema between them (tables committed, application_id read
+ * before) must not make a new kgen DB look foreign. */
+static Probe probe(KgDb *d, bool check, int64_t *version, char *why, size_t n)
+{
+    bool txn = sqlite3_exec(d->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK;
+    Probe pr = probe_reads(d, check, version, why, n);
+    if (txn && sqlite3_exec(d->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+        sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+    return pr;
 }
 
 static int raw_open(KgDb *d, bool write)
