@@ -68,7 +68,7 @@ static int check_kernel(const Options *o, const Plan *p, Kernel *k,
     int nd = template_ndesign(t);
     Str err = {0};
     int **cfgs = NULL, ncfg = 0;
-    if (tune_space(t, p, k, arch, &cfgs, &ncfg, &err, a)) {
+    if (tune_space(t, p, k, arch, o, &cfgs, &ncfg, &err, a)) {
         printf("%-28s FAIL  %s\n", k->name, err.buf);
         st->skipped++;
         str_free(&err);

@@ -338,6 +338,9 @@ const char *kg_nvrtc_version(void)
 }
 
 /* sm_ followed by 2 or 3 digits and an optional a/f suffix. */
+/* The line by which a source asks for its arch's "a" variant. */
+#define ARCH_SPECIFIC "\n#define KG_ARCH_SPECIFIC 1\n"
+
 static int valid_arch(const char *arch)
 {
     size_t n = 0;
@@ -446,7 +449,11 @@ int kg_nvrtc_compile(const char *src, const char *name, const char *arch,
         rc = fail(out, KG_COMPILE_ENV, "out of memory");
         goto cleanup;
     }
-    snprintf(archopt, sizeof archopt, "-arch=%s", arch);
+    /* A source that uses the arch-specific instructions of its target
+     * (sm_90's wgmma) says so; a plain sm_XX then compiles as sm_XXa, whose
+     * CUBIN runs on that compute capability only. */
+    snprintf(archopt, sizeof archopt, "-arch=%s%s", arch,
+             strstr(src, ARCH_SPECIFIC) && !strpbrk(arch + 3, "af") ? "a" : "");
     opts[nopts++] = "--std=c++17";
     opts[nopts++] = archopt;
     opts[nopts++] = "-lineinfo";

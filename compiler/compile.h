@@ -46,6 +46,9 @@ enum {
 /*
  * Compile src (name is its file name in diagnostics, e.g. "gemm.cu"; a
  * #line in src overrides it) for arch "sm_80", "sm_90", "sm_90a", ...
+ * A source containing the line "#define KG_ARCH_SPECIFIC 1" is compiled for
+ * the arch's "a" variant (sm_90 -> sm_90a: wgmma), which runs on that
+ * compute capability only.
  * defines are "NAME=VALUE" (or "NAME") strings passed as -D.  Options:
  * --std=c++17, -arch=<arch>, -lineinfo, ptxas -v, and -I the CUDA include
  * directory (for cuda_fp16.h, cuda_bf16.h): the configure-time toolkit

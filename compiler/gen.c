@@ -350,7 +350,7 @@ int cmd_space(const Options *o)
             }
             str_free(&why);
             all++;
-            pass += ok;
+            pass += ok && config_where(t, cfg, o);
         } while (cfg_next(t, cfg, 0, nk));
         free(cfg);
         printf("%s (%s, lines %d-%d) on %s: %lld of %lld configs pass the "

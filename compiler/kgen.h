@@ -610,6 +610,8 @@ typedef struct Options {
     const char *kernel;        /* --kernel NAME */
     bool compile_only;         /* --compile-only */
     int configs;               /* --configs N: sample per design point */
+    const char *where[8];      /* --where KNOB=V[,V...]: only those configs */
+    int nwhere;
     int verbose;               /* -v */
     bool quiet;                /* -q */
     /* tune, cache */
@@ -658,10 +660,13 @@ int cmd_check(const Options *o);
 /* tune.c -- kgen tune; cachecmd.c -- kgen cache */
 int cmd_tune(const Options *o);
 int cmd_cache(const Options *o);
-/* The configs of kernel k that pass the template's constraints (each
- * nknobs ints in a).  -1 with the reason in err. */
+/* The configs of kernel k that pass the template's constraints and every
+ * --where restriction of o (each nknobs ints in a).  -1 with the reason in
+ * err. */
 int tune_space(Template *t, const Plan *p, const Kernel *k, const char *arch,
-               int ***cfgs, int *ncfg, Str *err, Arena *a);
+               const Options *o, int ***cfgs, int *ncfg, Str *err, Arena *a);
+/* Does cfg satisfy every --where KNOB=V[,V...] of o? */
+bool config_where(const Template *t, const int *cfg, const Options *o);
 /* The kernel's cache key: op (template/op#hash of its computation), shape
  * and dtype. */
 void kernel_key(const Plan *p, const Kernel *k, const char **op,

@@ -180,7 +180,7 @@ static void plan_spaces(const Options *o, const Plan *p, Arena *a)
         Str err = {0};
         Template *t = template_get(tc, templates_dir(o), k->template_name, &err, a);
         int **cfgs, n = 0;
-        if (!t || tune_space(t, p, k, arch, &cfgs, &n, &err, a)) {
+        if (!t || tune_space(t, p, k, arch, o, &cfgs, &n, &err, a)) {
             printf("  %-28s -  %s\n", k->name, err.buf ? err.buf : "");
             str_free(&err);
             continue;
@@ -406,7 +406,7 @@ int kgen_main(int argc, char **argv)
             "--patterns", "--max-input", "-d", "--templates", "--arch",
             "--backend", "-o", "--kernel", "--configs", "--db", "--strategy",
             "--budget", "--time", "--device", "--jobs", "--timeout",
-            "--threshold", "--role", "--save", "--layers"};
+            "--threshold", "--role", "--save", "--layers", "--where"};
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++) {
             size_t n = strlen(with_value[k]);
             if (!strncmp(s, with_value[k], n) && (s[n] == 0 || s[n] == '=')) {
@@ -465,6 +465,19 @@ int kgen_main(int argc, char **argv)
             o.out_dir = val;
         } else if (!strcmp(s, "--kernel")) {
             o.kernel = val;
+        } else if (!strcmp(s, "--where")) {
+            const char *eq = strchr(val, '=');
+            if (!eq || eq == val || !eq[1] || strchr(val, ' ')) {
+                fprintf(stderr, "kgen: error: --where %s: expected "
+                        "KNOB=VALUE[,VALUE...]\n", val);
+                goto out;
+            }
+            if (o.nwhere == (int)(sizeof o.where / sizeof *o.where)) {
+                fprintf(stderr, "kgen: error: more than %d --where options\n",
+                        (int)(sizeof o.where / sizeof *o.where));
+                goto out;
+            }
+            o.where[o.nwhere++] = val;
         } else if (!strcmp(s, "--configs")) {
             char *end;
             long v = strtol(val, &end, 10);

@@ -43,8 +43,46 @@
 
 /* ---- the space ---------------------------------------------------------- */
 
+/* Does the config, as "knob=value knob=value ...", satisfy the restriction
+ * w, "KNOB=V1,V2,..." (one of the values, or no such knob: a restriction
+ * of gemm's path leaves the other templates whole)? */
+static bool where_ok(const char *text, const char *w)
+{
+    const char *eq = strchr(w, '=');
+    size_t kn = (size_t)(eq - w);
+    for (const char *tok = text; *tok;) {
+        size_t n = strcspn(tok, " ");
+        if (n > kn && !strncmp(tok, w, kn) && tok[kn] == '=') {
+            const char *val = tok + kn + 1;
+            size_t vn = n - kn - 1;
+            for (const char *v = eq + 1; *v;) {
+                size_t m = strcspn(v, ",");
+                if (m == vn && !strncmp(v, val, m))
+                    return true;
+                v += m + (v[m] == ',');
+            }
+            return false;
+        }
+        tok += n + (tok[n] == ' ');
+    }
+    return true;
+}
+
+bool config_where(const Template *t, const int *cfg, const Options *o)
+{
+    bool ok = true;
+    if (!o || !o->nwhere)
+        return true;
+    Str text = {0};
+    template_cfg_str(t, cfg, &text);
+    for (int i = 0; ok && i < o->nwhere; i++)
+        ok = where_ok(text.buf ? text.buf : "", o->where[i]);
+    str_free(&text);
+    return ok;
+}
+
 int tune_space(Template *t, const Plan *p, const Kernel *k, const char *arch,
-               int ***cfgs, int *ncfg, Str *err, Arena *a)
+               const Options *o, int ***cfgs, int *ncfg, Str *err, Arena *a)
 {
     *cfgs = NULL;
     *ncfg = 0;
@@ -65,7 +103,7 @@ int tune_space(Template *t, const Plan *p, const Kernel *k, const char *arch,
             return -1;
         }
         str_free(&why);
-        if (ok) {
+        if (ok && config_where(t, cfg, o)) {
             int *c = arena_alloc(a, (size_t)(nk + 1) * sizeof *c);
             memcpy(c, cfg, (size_t)nk * sizeof *c);
             ARENA_PUSH(a, *cfgs, *ncfg, cap, c);
@@ -825,7 +863,7 @@ static int tune_kernel(Tuner *T, TemplateCache *tc, Summary *sum)
     sum->kernel = k->name;
     T->t = template_get(tc, templates_dir(o), k->template_name, &err, T->a);
     int **cfgs = NULL, ncfg = 0;
-    if (!T->t || tune_space(T->t, T->p, k, T->arch, &cfgs, &ncfg, &err, T->a)) {
+    if (!T->t || tune_space(T->t, T->p, k, T->arch, o, &cfgs, &ncfg, &err, T->a)) {
         fprintf(stderr, "kgen: error: %s: %s\n", k->name, err.buf);
         str_free(&err);
         sum->failed = true;

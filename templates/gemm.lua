@@ -30,7 +30,7 @@
 -- value half and column N+n of the gate half (the 2N-wide intermediate is
 -- never stored): a tile of BN columns covers BN/2 output columns.
 --
--- Two paths (design knob `path`):
+-- Three paths (design knob `path`):
 --   simt  portable tiled FMA GEMM: A and B tiles of BK columns in shared
 --         memory as float, (BM/TM) x (BN/TN) threads each computing TM x TN
 --         outputs.  OpenCL, f32, and everything else.
@@ -42,6 +42,16 @@
 --         edges) when the operand is contiguous and 16-byte aligned along K,
 --         else by a register path (load, compute the prologue, convert,
 --         store).
+--   wgmma CUDA sm_90 (compiled as sm_90a), f16/bf16, B contiguous along K:
+--         Hopper's asynchronous warpgroup MMA (wgmma.mma_async m64nNk16).
+--         WM x WN warpgroups of 128 threads, each a (BM/WM) x (BN/WN) tile
+--         of m64 blocks.  A is staged exactly as on the mma path (any
+--         prologue, transposed tiles) and read into registers by ldmatrix;
+--         B is copied by cp.async into the 128-byte-swizzled K-major layout
+--         wgmma reads through a shared-memory descriptor (BK = 64: one
+--         128-byte row per B row).  The MMAs of one stage run while the
+--         next stage's loads are issued; stage s is refilled only once
+--         every warpgroup has retired its MMAs on it.
 -- Design knob `ln`: "none" for every kernel but ln_gemm_gelu, which takes
 -- "prepass" (per-row mean/rstd computed by each block before its K loop,
 -- two-pass for accuracy) or "fold" (above).
@@ -54,7 +64,7 @@ local T = {
   backends = { "cuda", "opencl" },
   design = {
     ln = { "none", "prepass", "fold" },
-    path = { "mma", "simt" },
+    path = { "mma", "simt", "wgmma" },
   },
   tuning = {
     BM = { 16, 32, 64, 128, 256 },
@@ -62,8 +72,8 @@ local T = {
     BK = { 8, 16, 32, 64 },
     TM = { 1, 2, 4, 8 },          -- simt: rows per thread
     TN = { 1, 2, 4, 8 },          -- simt: columns per thread
-    WM = { 1, 2, 4 },             -- mma: warps along M
-    WN = { 1, 2, 4 },             -- mma: warps along N
+    WM = { 1, 2, 4 },             -- mma: warps along M (wgmma: warpgroups)
+    WN = { 1, 2, 4 },             -- mma: warps along N (wgmma: warpgroups)
     STAGES = { 1, 2, 3, 4 },      -- mma: shared-memory pipeline depth (simt: 1)
   },
 }
@@ -101,25 +111,42 @@ end
 
 -- the terms of sum_i digit_i(e) * stride_i for e split over dims (e is
 -- assumed in range, so the outermost digit needs no modulo)
+--
+-- With I32 set (every argument of the kernel spans fewer than 2^31
+-- elements, so every address term does) the terms are 32-bit: the divisions
+-- of a 64-bit index by a constant cost many instructions and registers.
+local I32 = false
 local function lin(e, dims, terms)
   local prod = 1
+  local L = I32 and tostring or lit
+  if I32 then e = "(int)(" .. e .. ")" end
   for i = #dims, 1, -1 do
     local size, stride = dims[i][1], dims[i][2]
     if stride ~= 0 then
       local d
       if i == 1 then
-        d = prod == 1 and e or ("(" .. e .. ") / " .. lit(prod))
+        d = prod == 1 and e or ("(" .. e .. ") / " .. L(prod))
       elseif prod == 1 then
-        d = "(" .. e .. ") % " .. lit(size)
+        d = "(" .. e .. ") % " .. L(size)
       else
-        d = "(" .. e .. ") / " .. lit(prod) .. " % " .. lit(size)
+        d = "(" .. e .. ") / " .. L(prod) .. " % " .. L(size)
       end
       terms[#terms + 1] = stride == 1 and "(" .. d .. ")" or
-        "(" .. d .. ") * " .. lit(stride)
+        "(" .. d .. ") * " .. L(stride)
     end
     prod = prod * size
   end
   return terms
+end
+
+-- does every argument span fewer than 2^31 elements?
+local function small(spec)
+  for _, a in ipairs(spec.args) do
+    local ext = a.offset + 1
+    for i = 1, a.rank do ext = ext + (a.shape[i] - 1) * math.abs(a.strides[i]) end
+    if ext >= 2147483647 then return false end
+  end
+  return true
 end
 
 -- a map: element (z, r, c) of an argument at
@@ -131,7 +158,7 @@ end
 
 local function addr(mp, z, r, c)
   local t = {}
-  if mp.off ~= 0 then t[1] = lit(mp.off) end
+  if mp.off ~= 0 then t[1] = I32 and tostring(mp.off) or lit(mp.off) end
   lin(z, mp.zd, t)
   lin(r, mp.rd, t)
   lin(c, mp.cd, t)
@@ -358,15 +385,39 @@ end
 
 -- can operand o be copied with 16-byte cp.async?
 local function fast(spec, P, o, design)
-  return design.path == "mma" and o.kind == "strided" and P.K % 8 == 0 and aligned(o.mp, 8)
+  return design.path ~= "simt" and o.kind == "strided" and P.K % 8 == 0 and aligned(o.mp, 8)
 end
 
 -- mma: is A read along M (rows contiguous, k strided: a conv over [B, C, T],
 -- a transposed view)?  Then its shared tile is [BK][BM + 8], filled along M
 -- with 16-byte stores, and ldmatrix.trans reads the fragments.
 local function a_trans(P, design)
-  return design.path == "mma" and design.ln == "none" and not P.A.kfast and
+  return design.path ~= "simt" and design.ln == "none" and not P.A.kfast and
     not fast(nil, P, P.A, design)
+end
+
+-- wgmma: does A go straight from global to a swizzled tile that wgmma reads
+-- through a descriptor (contiguous along K, no prologue), or through
+-- registers (ldmatrix from the mma path's tiles)?
+local function a_ss(P, design)
+  return design.path == "wgmma" and fast(nil, P, P.A, design)
+end
+
+-- is the output's row axis the contiguous one (a conv's [B, C, T] out)?
+local function out_mfast(P)
+  local mp = P.out
+  local nc, nr = #mp.cd, #mp.rd
+  if nc > 0 and mp.cd[nc][2] == 1 then return false end
+  return nr > 0 and mp.rd[nr][2] == 1
+end
+
+-- shared memory of the wgmma path: the stages, or the f32 tile of the
+-- staged epilogue if larger, and the alignment slack
+local function wgmma_smem(P, cfg)
+  local asz = a_ss(P, cfg) and cfg.BM * cfg.BK or
+    a_trans(P, cfg) and cfg.BK * (cfg.BM + 8) or cfg.BM * (cfg.BK + 8)
+  local ct = out_mfast(P) and cfg.BN * (cfg.BM + 4) or cfg.BM * (cfg.BN + 4)
+  return math.max(cfg.STAGES * (asz + cfg.BN * cfg.BK) * 2, 4 * ct) + 1024
 end
 
 -- the interface --------------------------------------------------------------
@@ -396,6 +447,7 @@ end
 
 local function threads(cfg)
   if cfg.path == "mma" then return 32 * cfg.WM * cfg.WN end
+  if cfg.path == "wgmma" then return 128 * cfg.WM * cfg.WN end
   return (cfg.BM // cfg.TM) * (cfg.BN // cfg.TN)
 end
 
@@ -431,6 +483,31 @@ function T.constraints(spec, cfg)
     if not fits(BM, P.M, 16) then return false, "BM larger than M needs" end
     if not fits(BN, ncols, 16) then return false, "BN larger than N needs" end
     if not fits(BK, P.K, 16) then return false, "BK larger than K needs" end
+  elseif cfg.path == "wgmma" then
+    if spec.backend ~= "cuda" then return false, "wgmma is CUDA only" end
+    if sm_of(spec) ~= 90 then return false, "wgmma is sm_90's" end
+    if P.dt ~= "f16" and P.dt ~= "bf16" then return false, "tensor cores need f16 or bf16" end
+    if cfg.TM ~= 1 or cfg.TN ~= 1 then return false, "TM, TN are simt knobs" end
+    if cfg.ln == "fold" then return false, "wgmma takes ln=prepass, not fold" end
+    if not fast(spec, P, P.B, cfg) then
+      return false, "wgmma reads B by cp.async: contiguous and 16-byte aligned along K"
+    end
+    if BK ~= 64 then return false, "the 128-byte swizzle takes BK = 64" end
+    if cfg.STAGES < 3 then return false, "wgmma pipelines at least 3 stages" end
+    if cfg.STAGES > kg.cdiv(P.K, BK) + 2 then return false, "more stages than K tiles to fill them" end
+    if BM % (64 * cfg.WM) ~= 0 then return false, "warpgroup tile rows not a multiple of 64" end
+    local wtn = BN // cfg.WN
+    if BN % cfg.WN ~= 0 or (wtn ~= 64 and wtn ~= 128 and wtn ~= 256) then
+      return false, "warpgroup tile columns not 64, 128 or 256"
+    end
+    local acc = (BM // cfg.WM // 64) * (wtn // 2)
+    if acc > 128 then return false, "more than 128 accumulators per thread" end
+    -- about 96 registers go to addresses, A fragments and the epilogue
+    if acc + 96 > math.min(255, 65536 // nt) then return false, "too few registers per thread" end
+    local smem = wgmma_smem(P, cfg) + ln_extra(P, cfg, nt)
+    if smem > spec.limits.smem then return false, "shared memory over the limit" end
+    if not fits(BM, P.M, 64) then return false, "BM larger than M needs" end
+    if not fits(BN, ncols, 64) then return false, "BN larger than N needs" end
   else
     if cfg.WM ~= 1 or cfg.WN ~= 1 then return false, "WM, WN are mma knobs" end
     if cfg.STAGES ~= 1 then return false, "simt is single-stage" end
@@ -457,6 +534,8 @@ function T.launch(spec, cfg)
   if cfg.path == "mma" then
     local asz = a_trans(P, cfg) and cfg.BK * (cfg.BM + 8) or cfg.BM * (cfg.BK + 8)
     smem = cfg.STAGES * (asz + cfg.BN * (cfg.BK + 8)) * 2
+  elseif cfg.path == "wgmma" then
+    smem = wgmma_smem(P, cfg)
   end
   return { grid = { tiles, 1, math.min(P.Z, 65535) },
            block = { threads(cfg), 1, 1 }, smem = smem }
@@ -565,6 +644,7 @@ end
 -- scalar loads; the store is one 16-byte vector.
 local function loader_trans(spec, P, dst)
   local o, dt = P.A, P.dt
+  local L = I32 and tostring or lit
   local ct = kg.ctype(spec, dt)
   local decl, fetch, put
   -- `pre`, then `each` (a statement setting pk[j]) for the 8 values, then
@@ -622,18 +702,18 @@ $pre
   elseif o.kind == "conv" and o.stride == 1 and o.Tout % 8 == 0 then
     -- 8 rows of one batch: the divisions once, then 8 consecutive taps
     fetch = fill([[
-          const long cb = r0 / $Tout, ct0 = r0 % $Tout, cci = k / $KS, ckk = k % $KS;
-          const long cbase = $off + cb * $sxB + ((long)z * $Cig + cci) * $sxC;
-          const long ctb = ct0 - $pad + ckk * $dil;
+          const $ix cb = ($ix)r0 / $Tout, ct0 = ($ix)r0 % $Tout, cci = ($ix)k / $KS, ckk = ($ix)k % $KS;
+          const $ix cbase = $off + cb * $sxB + (($ix)z * $Cig + cci) * $sxC;
+          const $ix ctb = ct0 - $pad + ckk * $dil;
           #pragma unroll
           for (int j = 0; j < 8; j++) {
-            const long tin = ctb + j;
+            const $ix tin = ctb + j;
             gemm_av[i][j] = r0 < GEMM_M && k < GEMM_K && tin >= 0L && tin < $Tin ?
               $ld : 0.0f;
-          }]], { Tout = lit(o.Tout), KS = lit(o.KS), off = lit(o.off), sxB = lit(o.sxB),
-                 Cig = lit(o.Cig), sxC = lit(o.sxC), pad = lit(o.pad), dil = lit(o.dil),
-                 Tin = lit(o.Tin),
-                 ld = kg.load(spec, o.x.dtype, o.x.cname, "cbase + tin * " .. lit(o.sxT)) })
+          }]], { Tout = L(o.Tout), KS = L(o.KS), off = L(o.off), sxB = L(o.sxB),
+                 Cig = L(o.Cig), sxC = L(o.sxC), pad = L(o.pad), dil = L(o.dil),
+                 Tin = L(o.Tin), ix = I32 and "int" or "long",
+                 ld = kg.load(spec, o.x.dtype, o.x.cname, "cbase + tin * " .. L(o.sxT)) })
   else
     fetch = fill([[
           #pragma unroll
@@ -956,9 +1036,19 @@ end
 
 -- the mma path ------------------------------------------------------------------
 
-local function mma_helpers(spec, P)
+-- cp.async and ldmatrix (both tensor-core paths), and mma.sync (mma's)
+local function mma_helpers(spec, P, design)
   local ab = P.dt == "bf16" and "bf16" or "f16"
-  return kg.line() .. "\n" .. fill([[
+  local mma = design.path == "mma" and fill([[
+static __device__ __forceinline__ void kg_gemm_mma(float *c, const unsigned *a, const unsigned *b)
+{
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.$ab.$ab.f32 {%0, %1, %2, %3}, "
+               "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+]], { ab = ab }) or ""
+  return kg.line() .. "\n" .. [[
 static __device__ __forceinline__ void kg_gemm_cp16(void *s, const void *g, int ok)
 {
   unsigned a = (unsigned)__cvta_generic_to_shared(s);
@@ -984,49 +1074,33 @@ static __device__ __forceinline__ void kg_gemm_ldsm4t(unsigned *r, const void *p
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
                : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
 }
-static __device__ __forceinline__ void kg_gemm_mma(float *c, const unsigned *a, const unsigned *b)
-{
-  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.$ab.$ab.f32 {%0, %1, %2, %3}, "
-               "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-]], { ab = ab })
+]] .. mma
 end
 
-local function emit_mma(spec, P, design)
-  local dt = P.dt
-  local ct = kg.ctype(spec, dt)
-  local atr = a_trans(P, design)
-  local ast = atr and "BK * GEMM_BMP" or "BM * GEMM_BKP"
-  local adecl, afetch, aput = "", "", ""
-  if atr then adecl, afetch, aput = loader_trans(spec, P, "as_w") end
-  local afrag = atr and
-    "kg_gemm_ldsm4t(af[mi], as_c + (ks + (lane & 7) + ((lane >> 4) << 3)) * GEMM_BMP + " ..
-    "wm * GEMM_WTM + mi * 16 + (((lane >> 3) & 1) << 3));" or
-    "kg_gemm_ldsm4(af[mi], as_c + (wm * GEMM_WTM + mi * 16 + (lane & 15)) * GEMM_BKP + " ..
-    "ks + ((lane >> 4) << 3));"
-  local function sta(ri, ki, v) return kg.store(spec, dt, "as_w", ri .. " * GEMM_BKP + " .. ki, v) end
-  local function stb(ri, ki, v) return kg.store(spec, dt, "bs_w", ri .. " * GEMM_BKP + " .. ki, v) end
-  local fold = ""
-  if design.ln == "fold" then
-    fold = fold_pass(spec, P,
-      function(w, ri, ki)
-        return kg.load(spec, dt, w == "A" and "as_c" or "bs_c", ri .. " * GEMM_BKP + " .. ki)
-      end,
-      function(ri, ki, v) return kg.store(spec, dt, "bs_c", ri .. " * GEMM_BKP + " .. ki, v) end,
-      function(x) return (dt == "bf16" and "kg_round_bf16(" or "kg_round_f16(") .. x .. ")" end)
+-- ldmatrix of the A fragment of rows GEMM_ROW(mi).. and columns ks.. of the
+-- stage tile as_c into dst (the m16n8k16 A layout, also wgmma's register A)
+local function afrag(atr, dst)
+  if atr then
+    return "kg_gemm_ldsm4t(" .. dst .. ", as_c + (ks + (lane & 7) + ((lane >> 4) << 3)) * GEMM_BMP + " ..
+      "GEMM_ROW(mi) + (((lane >> 3) & 1) << 3));"
   end
+  return "kg_gemm_ldsm4(" .. dst .. ", as_c + (GEMM_ROW(mi) + (lane & 15)) * GEMM_BKP + " ..
+    "ks + ((lane >> 4) << 3));"
+end
+
+-- the epilogue over the accumulators acc[mi][ni][4] of both tensor-core
+-- paths: element q of n8 block ni of row block mi is row GEMM_ROW(mi) +
+-- lane / 4 + 8 (q / 2), column wn * GEMM_WTN + ni * 8 + 2 (lane % 4) + q % 2
+local function mma_epilogue(spec, P, design)
   local fix = design.ln == "fold" and fold_fix(spec, P, "gemm_rq[ri]", "gemm_cw[cj]", "gemm_cb[cj]") or ""
   local mu = design.ln == "fold" and "const float mu = gemm_rs[ri] / (float)GEMM_K;" or ""
-  local epi
   if P.glu then
-    epi = kg.line() .. "\n" .. fill([[
+    return kg.line() .. "\n" .. fill([[
     #pragma unroll
     for (int mi = 0; mi < GEMM_MI; mi++)
       #pragma unroll
       for (int h = 0; h < 2; h++) {
-        const int ri = wm * GEMM_WTM + mi * 16 + (lane >> 2) + h * 8;
+        const int ri = GEMM_ROW(mi) + (lane >> 2) + h * 8;
         const long m = m0 + ri;
         if (m < GEMM_M) {
           #pragma unroll
@@ -1042,13 +1116,13 @@ local function emit_mma(spec, P, design)
         }
       }
 ]], { epi = epilogue(spec, P) })
-  else
-    epi = kg.line() .. "\n" .. fill([[
+  end
+  return kg.line() .. "\n" .. fill([[
     #pragma unroll
     for (int mi = 0; mi < GEMM_MI; mi++)
       #pragma unroll
       for (int h = 0; h < 2; h++) {
-        const int ri = wm * GEMM_WTM + mi * 16 + (lane >> 2) + h * 8;
+        const int ri = GEMM_ROW(mi) + (lane >> 2) + h * 8;
         const long m = m0 + ri;
         if (m < GEMM_M) {
           $mu
@@ -1067,7 +1141,27 @@ local function emit_mma(spec, P, design)
         }
       }
 ]], { epi = epilogue(spec, P), fix = fix, mu = mu })
+end
+
+local function emit_mma(spec, P, design)
+  local dt = P.dt
+  local ct = kg.ctype(spec, dt)
+  local atr = a_trans(P, design)
+  local ast = atr and "BK * GEMM_BMP" or "BM * GEMM_BKP"
+  local adecl, afetch, aput = "", "", ""
+  if atr then adecl, afetch, aput = loader_trans(spec, P, "as_w") end
+  local function sta(ri, ki, v) return kg.store(spec, dt, "as_w", ri .. " * GEMM_BKP + " .. ki, v) end
+  local function stb(ri, ki, v) return kg.store(spec, dt, "bs_w", ri .. " * GEMM_BKP + " .. ki, v) end
+  local fold = ""
+  if design.ln == "fold" then
+    fold = fold_pass(spec, P,
+      function(w, ri, ki)
+        return kg.load(spec, dt, w == "A" and "as_c" or "bs_c", ri .. " * GEMM_BKP + " .. ki)
+      end,
+      function(ri, ki, v) return kg.store(spec, dt, "bs_c", ri .. " * GEMM_BKP + " .. ki, v) end,
+      function(x) return (dt == "bf16" and "kg_round_bf16(" or "kg_round_f16(") .. x .. ")" end)
   end
+  local epi = mma_epilogue(spec, P, design)
   local src = {
     kg.prelude(spec),
     common(spec, P, design),
@@ -1075,6 +1169,7 @@ local function emit_mma(spec, P, design)
 #define GEMM_NT (32 * WM * WN)
 #define GEMM_WTM (BM / WM)
 #define GEMM_WTN (BN / WN)
+#define GEMM_ROW(mi) (wm * GEMM_WTM + (mi) * 16)
 #define GEMM_MI (GEMM_WTM / 16)
 #define GEMM_NI (GEMM_WTN / 8)
 #define GEMM_BKP (BK + 8)
@@ -1086,7 +1181,7 @@ local function emit_mma(spec, P, design)
 #error "mma needs 16-multiple warp tiles, BK % 16 == 0 and STAGES >= 2"
 #endif
 ]],
-    mma_helpers(spec, P),
+    mma_helpers(spec, P, design),
     kg.line() .. "\n" .. fill([[
 KG_KERNEL void __launch_bounds__(GEMM_NT) $name(
     $params)
@@ -1162,7 +1257,331 @@ $epi
       tile = tile_code, lnstart = ln_start(spec, P, design), fold = fold,
       loada = atr and aput or loader(spec, P, "A", design, sta, "as_w"),
       adecl = adecl, afetch = afetch,
-      loadb = loader(spec, P, "B", design, stb, "bs_w"), epi = epi, ast = ast, afrag = afrag }),
+      loadb = loader(spec, P, "B", design, stb, "bs_w"), epi = epi, ast = ast,
+      afrag = afrag(atr, "af[mi]") }),
+  }
+  return table.concat(src, "\n")
+end
+
+-- the wgmma path ------------------------------------------------------------------
+
+-- wgmma.mma_async m64nNk16 with A from registers (the m16n8k16 A fragment of
+-- each warp's 16 rows; ss: from shared memory through descriptor a) and B
+-- from shared memory through descriptor b, accumulating into d[N / 2]
+local function wgmma_fn(ab, n, ss)
+  local nd = n // 2
+  local regs, outs = {}, {}
+  for i = 0, nd - 1 do
+    regs[#regs + 1] = "%" .. i
+    outs[#outs + 1] = '"+f"(d[' .. i .. '])'
+  end
+  local lines = {}
+  for i = 1, #outs, 8 do
+    lines[#lines + 1] = table.concat(outs, ", ", i, math.min(i + 7, #outs))
+  end
+  if ss then
+    return fill([[
+static __device__ __forceinline__ void kg_wg_mma$n(float *d, unsigned long long a, unsigned long long b)
+{
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %$one, 0;\n"
+               "wgmma.mma_async.sync.aligned.$shape.f32.$ab.$ab {$regs}, "
+               "%$a0, %$b, p, 1, 1, 0, 0;\n}\n"
+               : $outs
+               : "l"(a), "l"(b), "r"(1));
+}
+]], { n = tostring(n), shape = "m64n" .. n .. "k16", ab = ab, regs = table.concat(regs, ", "),
+      outs = table.concat(lines, ",\n                 "),
+      a0 = tostring(nd), b = tostring(nd + 1), one = tostring(nd + 2) })
+  end
+  return fill([[
+static __device__ __forceinline__ void kg_wg_mma$n(float *d, const unsigned *a, unsigned long long b)
+{
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %$one, 0;\n"
+               "wgmma.mma_async.sync.aligned.$shape.f32.$ab.$ab {$regs}, "
+               "{%$a0, %$a1, %$a2, %$a3}, %$b, p, 1, 1, 0;\n}\n"
+               : $outs
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(1));
+}
+]], { n = tostring(n), shape = "m64n" .. n .. "k16", ab = ab, regs = table.concat(regs, ", "),
+      outs = table.concat(lines, ",\n                 "),
+      a0 = tostring(nd), a1 = tostring(nd + 1), a2 = tostring(nd + 2), a3 = tostring(nd + 3),
+      b = tostring(nd + 4), one = tostring(nd + 5) })
+end
+
+local function wgmma_helpers(spec, P, ss)
+  local ab = P.dt == "bf16" and "bf16" or "f16"
+  local fns = {}
+  for _, n in ipairs({ 64, 128, 256 }) do
+    fns[#fns + 1] = "#if GEMM_WTN == " .. n .. "\n" .. wgmma_fn(ab, n, ss) ..
+      "#define kg_wg_mma kg_wg_mma" .. n .. "\n#endif\n"
+  end
+  return kg.line() .. "\n" .. [[
+static __device__ __forceinline__ void kg_wg_fence(void)
+{
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+}
+static __device__ __forceinline__ void kg_wg_commit(void)
+{
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+}
+template <int N> static __device__ __forceinline__ void kg_wg_wait(void)
+{
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" :: "n"(N) : "memory");
+}
+/* cp.async writes through the generic proxy, wgmma reads through the async
+   one: this orders the two for shared memory */
+static __device__ __forceinline__ void kg_wg_fence_async(void)
+{
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+/* keeps the compiler from moving accesses of an accumulator across the
+   wgmma fences and waits */
+static __device__ __forceinline__ void kg_wg_pin(float &x)
+{
+  asm volatile("" : "+f"(x) :: "memory");
+}
+/* the descriptor of a K-major tile of 8-row groups of 128-byte rows, 128-byte
+   swizzle (16-byte chunk c of row r stored at chunk c ^ (r % 8)): start
+   address, leading offset (unused by this layout, 1), stride offset 1024
+   bytes (one 8-row group), layout 1 = 128B swizzle */
+static __device__ __forceinline__ unsigned long long kg_wg_desc(const void *p)
+{
+  const unsigned a = (unsigned)__cvta_generic_to_shared(p);
+  return (unsigned long long)((a & 0x3FFFFu) >> 4) | (1ull << 16) |
+         ((unsigned long long)(1024 >> 4) << 32) | (1ull << 62);
+}
+]] .. table.concat(fns)
+end
+
+-- C code copying the tile of operand `which` for k0 (A: BM rows, B: BN
+-- rows, of BK = 64 halves) into the swizzled layout at as_w / bs_w with
+-- cp.async
+local function loader_swz(spec, P, design, which)
+  local o = operand(P, which, design)
+  return kg.line() .. "\n" .. fill([[
+      #pragma unroll
+      for (int i = 0; i < GEMM_CDIV($R * 8, GEMM_NT); i++) {
+        const int e = tid + i * GEMM_NT;
+        if (($R * 8) % GEMM_NT == 0 || e < $R * 8) {
+          const int ri = e >> 3, ch = e & 7;
+          $row
+          const long k = k0 + ch * 8;
+          const int in = ok && k < GEMM_K;
+          kg_gemm_cp16($dst + ri * 64 + ((ch ^ (ri & 7)) << 3), in ? $ptr + ($addr) : $ptr, in);
+        }
+      }
+]], { R = which == "A" and "BM" or "BN", dst = which == "A" and "as_w" or "bs_w",
+      row = rowcode(P, which, design), ptr = o.mp.arg.cname, addr = addr(o.mp, "z", "r", "k") })
+end
+
+-- the wgmma epilogue: the accumulators go to shared memory as an f32 tile
+-- (GEMM_CT), then the threads walk it along the output's contiguous axis,
+-- so that each warp's stores are coalesced whatever the fragment layout
+local function staged_epilogue(spec, P, design)
+  local mf = out_mfast(P)
+  local put = mf and [[
+            GEMM_CT(ri, cj) = acc[mi][ni][h * 2];
+            GEMM_CT(ri, cj + 1) = acc[mi][ni][h * 2 + 1];]] or [[
+            *(float2 *)&GEMM_CT(ri, cj) = make_float2(acc[mi][ni][h * 2], acc[mi][ni][h * 2 + 1]);]]
+  local walk = mf and "const int ri = e % BM, nl = e / BM;" or
+    "const int ri = e / GEMM_BNL, nl = e % GEMM_BNL;"
+  local val
+  if P.glu then
+    val = [[
+          const int cv = nl / (GEMM_WTN / 2) * GEMM_WTN + nl % (GEMM_WTN / 2);
+          const float v = GEMM_CT(ri, cv), g = GEMM_CT(ri, cv + GEMM_WTN / 2);]]
+  else
+    val = "          const float v = GEMM_CT(ri, nl);"
+  end
+  return kg.line() .. "\n" .. fill([[
+    __syncthreads();
+    #pragma unroll
+    for (int mi = 0; mi < GEMM_MI; mi++)
+      #pragma unroll
+      for (int h = 0; h < 2; h++) {
+        const int ri = GEMM_ROW(mi) + (lane >> 2) + h * 8;
+        #pragma unroll
+        for (int ni = 0; ni < GEMM_NI; ni++) {
+          const int cj = wn * GEMM_WTN + ni * 8 + (lane & 3) * 2;
+$put
+        }
+      }
+    __syncthreads();
+    #pragma unroll 4
+    for (int e = tid; e < BM * GEMM_BNL; e += GEMM_NT) {
+      $walk
+      const long m = m0 + ri, n = n0 + nl;
+      if (m < GEMM_M && n < GEMM_N) {
+$val
+        $epi
+      }
+    }
+]], { put = put, walk = walk, val = val, epi = epilogue(spec, P) }),
+    mf and "#define GEMM_CT(r, c) gemm_ct[(c) * (BM + 4) + (r)]" or
+      "#define GEMM_CT(r, c) gemm_ct[(r) * (BN + 4) + (c)]"
+end
+
+local function emit_wgmma(spec, P, design)
+  local dt = P.dt
+  local ct = kg.ctype(spec, dt)
+  local atr = a_trans(P, design)
+  local ast = atr and "BK * GEMM_BMP" or "BM * GEMM_BKP"
+  local adecl, afetch, aput = "", "", ""
+  local function sta(ri, ki, v) return kg.store(spec, dt, "as_w", ri .. " * GEMM_BKP + " .. ki, v) end
+  -- the A loads: `early` goes before the stage's MMAs are issued (global
+  -- loads, cp.async), `late` after them (shared-memory stores)
+  local ss = a_ss(P, design)
+  local early, late
+  if ss then
+    ast = "BM * BK"
+    early, late = loader_swz(spec, P, design, "A"), ""
+  elseif atr then
+    adecl, afetch, aput = loader_trans(spec, P, "as_w")
+    early, late = afetch, aput
+  else
+    early, late = "", loader(spec, P, "A", design, sta, "as_w")
+  end
+  local loadb = loader_swz(spec, P, design, "B")
+  -- the MMAs of one stage: from A's registers (then the registers of
+  -- stage ct must stay untouched until its MMAs retire: wait for all
+  -- before the next ldmatrix) or from A's swizzled tile (one group may stay
+  -- in flight)
+  local mmas
+  if ss then
+    mmas = [[
+      kg_wg_fence();
+      {
+        const unsigned long long bd = kg_wg_desc(bs_c + wn * GEMM_WTN * BK);
+        #pragma unroll
+        for (int mi = 0; mi < GEMM_MI; mi++) {
+          const unsigned long long ad = kg_wg_desc(as_c + GEMM_ROW64(mi) * BK);
+          #pragma unroll
+          for (int j = 0; j < BK / 16; j++) kg_wg_mma(&acc[mi][0][0], ad + 2 * j, bd + 2 * j);
+        }
+      }
+      kg_wg_commit();]]
+  else
+    mmas = fill([[
+      unsigned af[BK / 16][GEMM_MI][4];
+      #pragma unroll
+      for (int ks = 0; ks < BK; ks += 16)
+        #pragma unroll
+        for (int mi = 0; mi < GEMM_MI; mi++)
+          $afrag
+      kg_wg_fence();
+      {
+        const unsigned long long bd = kg_wg_desc(bs_c + wn * GEMM_WTN * BK);
+        #pragma unroll
+        for (int j = 0; j < BK / 16; j++)
+          #pragma unroll
+          for (int mi = 0; mi < GEMM_MI; mi++)
+            kg_wg_mma(&acc[mi][0][0], af[j][mi], bd + 2 * j);
+      }
+      kg_wg_commit();]], { afrag = afrag(atr, "af[ks / 16][mi]") })
+  end
+  local epi, ctdef = staged_epilogue(spec, P, design)
+  local src = {
+    kg.prelude(spec),
+    common(spec, P, design),
+    kg.line() .. "\n" .. [[
+#define KG_ARCH_SPECIFIC 1
+#define GEMM_NT (128 * WM * WN)
+#define GEMM_WTM (BM / WM)
+#define GEMM_WTN (BN / WN)
+#define GEMM_ROW64(mi) (wm * GEMM_WTM + (mi) * 64)
+#define GEMM_ROW(mi) (GEMM_ROW64(mi) + wq * 16)
+#define GEMM_MI (GEMM_WTM / 64)
+#define GEMM_NI (GEMM_WTN / 8)
+#define GEMM_BKP (BK + 8)
+#define GEMM_BMP (BM + 8)
+#define GEMM_TAI GEMM_CDIV(BK * (BM / 8), GEMM_NT)
+#define GEMM_GLU_G GEMM_WTN
+#define GEMM_KT GEMM_CDIV(GEMM_K, (long)BK)
+#if BM % (64 * WM) != 0 || BK != 64 || STAGES < 3
+#error "wgmma needs 64-multiple warpgroup tiles, BK == 64 and STAGES >= 3"
+#endif
+]] .. ctdef .. "\n",
+    mma_helpers(spec, P, design),
+    wgmma_helpers(spec, P, ss),
+    kg.line() .. "\n" .. fill([[
+KG_KERNEL void __launch_bounds__(GEMM_NT) $name(
+    $params)
+{
+  extern __shared__ __align__(1024) unsigned char kg_gemm_smem[];
+  /* the swizzled B tiles need 1024-byte alignment: 1024 bytes of slack */
+  $ct *gemm_bs = ($ct *)(kg_gemm_smem +
+    ((1024u - ((unsigned)__cvta_generic_to_shared(kg_gemm_smem) & 1023u)) & 1023u));
+  $ct *gemm_as = gemm_bs + STAGES * BN * BK;
+  float *gemm_ct = (float *)gemm_bs;
+$lnsh
+  const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5, wq = warp & 3;
+  const int wm = (warp >> 2) % WM, wn = (warp >> 2) / WM;
+$tile
+  for (long z = KG_BID(2); z < GEMM_Z; z += KG_GDIM(2)) {
+    float acc[GEMM_MI][GEMM_NI][4];
+    #pragma unroll
+    for (int mi = 0; mi < GEMM_MI; mi++)
+      #pragma unroll
+      for (int ni = 0; ni < GEMM_NI; ni++)
+        #pragma unroll
+        for (int q = 0; q < 4; q++) acc[mi][ni][q] = 0.0f;
+$lnstart
+$adecl
+    for (int s = 0; s < STAGES - 2; s++) {
+      if (s < GEMM_KT) {
+        $ct *as_w = gemm_as + s * $ast;
+        $ct *bs_w = gemm_bs + s * BN * BK;
+        const long k0 = (long)s * BK;
+        (void)as_w; (void)k0;
+$early
+$loadb
+$late
+      }
+      kg_gemm_commit();
+    }
+    int cs = 0, ws = STAGES - 2;
+    for (long ct = 0; ct < GEMM_KT; ct++) {
+      kg_gemm_wait<STAGES - 3>();
+      kg_wg_fence_async();
+      __syncthreads();
+      const long it = ct + STAGES - 2;
+      const $ct *as_c = gemm_as + cs * $ast;
+      const $ct *bs_c = gemm_bs + cs * BN * BK;
+      $ct *as_w = gemm_as + ws * $ast;
+      $ct *bs_w = gemm_bs + ws * BN * BK;
+      (void)as_w;
+      if (it < GEMM_KT) {
+        const long k0 = it * BK;
+        (void)k0;
+$early
+$loadb
+      }
+$mmas
+      if (it < GEMM_KT) {
+        const long k0 = it * BK;
+        (void)k0;
+$late
+      }
+      kg_gemm_commit();
+      kg_wg_wait<$inflight>();
+      cs = cs + 1 == STAGES ? 0 : cs + 1;
+      ws = ws + 1 == STAGES ? 0 : ws + 1;
+    }
+    kg_wg_wait<0>();
+    #pragma unroll
+    for (int mi = 0; mi < GEMM_MI; mi++)
+      #pragma unroll
+      for (int ni = 0; ni < GEMM_NI; ni++)
+        #pragma unroll
+        for (int q = 0; q < 4; q++) kg_wg_pin(acc[mi][ni][q]);
+$epi
+    __syncthreads();
+  }
+}
+]], { name = spec.kernel, params = kg.params(spec), ct = ct, lnsh = ln_shared(design),
+      tile = tile_code, lnstart = ln_start(spec, P, design), adecl = adecl,
+      early = early, late = late, loadb = loadb, ast = ast,
+      mmas = mmas, inflight = ss and "1" or "0", epi = epi }),
   }
   return table.concat(src, "\n")
 end
@@ -1170,8 +1589,13 @@ end
 function T.emit(spec, design)
   local P = analyze(spec)
   if P.err then kg.fail("%s", P.err) end
-  if design.path == "mma" then return emit_mma(spec, P, design) end
-  return emit_simt(spec, P, design)
+  local emit = design.path == "mma" and emit_mma or design.path == "wgmma" and emit_wgmma or
+    emit_simt
+  I32 = design.path == "wgmma" and small(spec)
+  local ok, src = pcall(emit, spec, P, design)
+  I32 = false
+  if not ok then error(src, 0) end
+  return src
 end
 
 return T

@@ -47,5 +47,25 @@ for f in "$src"/tests/kernels/*.pat "$src"/examples/*.pat; do
         echo "ok   ${f#"$src"/}: $(echo "$out" | tail -n 1)"
     fi
 done
+# --where restricts the space: on sm_90 only wgmma candidates of the GEMM
+# are compiled, and fewer configs pass than without it
+if [ "$mode" = sm_90 ]; then
+    total=$((total + 1))
+    f=$src/tests/kernels/gemm_linear_f16.pat
+    kn="--kernel k2_linear"
+    out=$("$kgen" check "$f" $args $kn --configs 3 --where path=wgmma 2>&1)
+    all=$("$kgen" space gemm "$f" --arch sm_90 $kn 2>&1 | tail -n 1)
+    some=$("$kgen" space gemm "$f" --arch sm_90 $kn --where path=wgmma 2>&1 | tail -n 1)
+    # shellcheck disable=SC2086
+    if [ "$(echo "$out" | grep -c 'ok .*path=wgmma')" -ne 3 ] ||
+       echo "$out" | grep -q 'path=mma\|path=simt' ||
+       [ "${all%% of *}" = "${some%% of *}" ] ||
+       "$kgen" check "$f" $args --where path 2>/dev/null; then
+        failed=$((failed + 1))
+        echo "FAILED: --where path=wgmma"; echo "$out"; echo "$all"; echo "$some"
+    else
+        echo "ok   --where path=wgmma: $some"
+    fi
+fi
 echo "$((total - failed))/$total models pass kgen check ($mode)"
 [ "$failed" -eq 0 ]
