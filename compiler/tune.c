@@ -751,6 +751,41 @@ static int strategy_list(Tuner *T, bool shuffle, int budget, uint64_t seed)
     return rc;
 }
 
+/* The start of a search: the default, then one random config of every
+ * design point (a design point's valid configs can be a small corner of
+ * the space -- gemm's wgmma path -- that a walk from the default never
+ * reaches, while its structure decides more than any tile size), then
+ * random configs up to `width`; at most half the budget (and at least the
+ * default).  Fills batch, returns its length. */
+static int start_batch(Tuner *T, int *batch, int width, int budget, uint64_t *seed)
+{
+    int nd = template_ndesign(T->t), n = 0;
+    int cap = budget / 2 > width ? budget / 2 : width;
+    cap = cap < budget ? cap : budget;
+    batch[n++] = 0;
+    for (int i = 1; i < T->nc && n < cap; i++) {
+        bool seen = false;        /* design point of i already sampled? */
+        for (int q = 0; q < n && !seen; q++)
+            seen = !memcmp(T->c[batch[q]].cfg, T->c[i].cfg, (size_t)nd * sizeof(int));
+        if (seen)
+            continue;
+        int lo = i, hi = i;       /* the configs of one design point are adjacent */
+        while (hi < T->nc && !memcmp(T->c[hi].cfg, T->c[lo].cfg, (size_t)nd * sizeof(int)))
+            hi++;
+        batch[n++] = lo + (int)(rng_next(seed) % (uint64_t)(hi - lo));
+        i = hi - 1;
+    }
+    while (n < width && n < T->nc && n < budget) {
+        int j = (int)(rng_next(seed) % (uint64_t)T->nc);
+        bool dup = false;
+        for (int q = 0; q < n; q++)
+            dup |= batch[q] == j;
+        if (!dup)
+            batch[n++] = j;
+    }
+    return n;
+}
+
 /* Simulated annealing over the valid configs: a neighbour differs in one
  * knob; a slower neighbour is accepted with probability exp(-(t/t_cur -
  * 1) / temperature); batches as wide as the compile pool. */
@@ -764,17 +799,7 @@ static int strategy_anneal(Tuner *T, int budget, uint64_t seed)
         die("out of memory");
     int used = 0, cur = 0;
     double temp = 0.15;
-    /* start: the default and a few random configs */
-    int n = 0;
-    batch[n++] = 0;
-    while (n < width && n < T->nc && n < budget) {
-        int j = (int)(rng_next(&seed) % (uint64_t)T->nc);
-        bool dup = false;
-        for (int q = 0; q < n; q++)
-            dup |= batch[q] == j;
-        if (!dup)
-            batch[n++] = j;
-    }
+    int n = start_batch(T, batch, width, budget, &seed);
     int rc = 0;
     while (n > 0) {
         used += n;

@@ -400,7 +400,8 @@ end
 -- through a descriptor (contiguous along K, no prologue), or through
 -- registers (ldmatrix from the mma path's tiles)?
 local function a_ss(P, design)
-  return design.path == "wgmma" and fast(nil, P, P.A, design)
+  local o = P.A.kind == "ln" and design.ln == "fold" and P.A.raw or P.A
+  return design.path == "wgmma" and fast(nil, P, o, design)
 end
 
 -- is the output's row axis the contiguous one (a conv's [B, C, T] out)?
@@ -441,7 +442,7 @@ end
 -- sums; fold's row and column sums (mma; simt keeps them in registers)
 local function ln_extra(P, cfg, nt)
   if cfg.ln == "prepass" then return 4 * (2 * cfg.BM + math.max(nt, cfg.BM)) end
-  if cfg.ln == "fold" and cfg.path == "mma" then return 4 * (2 * cfg.BM + 2 * cfg.BN) end
+  if cfg.ln == "fold" and cfg.path ~= "simt" then return 4 * (2 * cfg.BM + 2 * cfg.BN) end
   return 0
 end
 
@@ -488,7 +489,9 @@ function T.constraints(spec, cfg)
     if sm_of(spec) ~= 90 then return false, "wgmma is sm_90's" end
     if P.dt ~= "f16" and P.dt ~= "bf16" then return false, "tensor cores need f16 or bf16" end
     if cfg.TM ~= 1 or cfg.TN ~= 1 then return false, "TM, TN are simt knobs" end
-    if cfg.ln == "fold" then return false, "wgmma takes ln=prepass, not fold" end
+    if cfg.ln == "fold" and not a_ss(P, cfg) then
+      return false, "wgmma folds LayerNorm only into an A contiguous along K"
+    end
     if not fast(spec, P, P.B, cfg) then
       return false, "wgmma reads B by cp.async: contiguous and 16-byte aligned along K"
     end
@@ -783,18 +786,20 @@ end
 -- C code of the fold pass over the tiles in shared memory: row sums and sums
 -- of squares of A, column sums of w*gamma and beta*w, B scaled by gamma.
 -- ld(which, ri, ki) reads a tile element as float, st(ri, ki, v) writes B.
-local function fold_pass(spec, P, ld, st, round)
+local function fold_pass(spec, P, ld, st, round, unroll)
   local g = kg.load(spec, P.ln.gamma.arg.dtype, P.ln.gamma.arg.cname, addr(P.ln.gamma, "z", "0", "k"))
   local b = kg.load(spec, P.ln.beta.arg.dtype, P.ln.beta.arg.cname, addr(P.ln.beta, "z", "0", "k"))
   return kg.line() .. "\n" .. fill([[
         for (int e = tid; e < BM; e += GEMM_NT) {
           float s = 0.0f, q = 0.0f;
+          $unroll
           for (int kk = 0; kk < BK; kk++) { const float xv = $lda; s += xv; q += xv * xv; }
           gemm_rs[e] += s;
           gemm_rq[e] += q;
         }
         for (int j = tid; j < BN; j += GEMM_NT) {
           float cw = 0.0f, cb = 0.0f;
+          $unroll
           for (int kk = 0; kk < BK; kk++) {
             const long k = k0 + kk;
             if (k < GEMM_K) {
@@ -810,7 +815,7 @@ local function fold_pass(spec, P, ld, st, round)
         }
         KG_BARRIER();
 ]], { lda = ld("A", "e", "kk"), ldb = ld("B", "j", "kk"), stb = st("j", "kk", "wg"),
-      round = round("wv * " .. g), beta = b })
+      round = round("wv * " .. g), beta = b, unroll = unroll or "" })
 end
 
 -- C statements of the epilogue for output (m, n) with accumulator variable
@@ -1393,6 +1398,10 @@ local function staged_epilogue(spec, P, design)
   else
     val = "          const float v = GEMM_CT(ri, nl);"
   end
+  if design.ln == "fold" then
+    val = "          float v = GEMM_CT(ri, nl);\n          const float mu = gemm_rs[ri] / (float)GEMM_K;\n          " ..
+      fold_fix(spec, P, "gemm_rq[ri]", "gemm_cw[nl]", "gemm_cb[nl]")
+  end
   return kg.line() .. "\n" .. fill([[
     __syncthreads();
     #pragma unroll
@@ -1442,6 +1451,20 @@ local function emit_wgmma(spec, P, design)
     early, late = "", loader(spec, P, "A", design, sta, "as_w")
   end
   local loadb = loader_swz(spec, P, design, "B")
+  -- ln=fold: the pass over the landed stage (row sums of A, B scaled by
+  -- gamma in place, column sums), through the swizzle; B was written by
+  -- generic stores, so the async proxy is fenced again
+  local fold = ""
+  if design.ln == "fold" then
+    local function sw(ri, ki) return ri .. " * 64 + (((" .. ki .. ") >> 3 ^ (" .. ri .. ") & 7) << 3) + ((" .. ki .. ") & 7)" end
+    fold = fold_pass(spec, P,
+      function(w, ri, ki) return kg.load(spec, dt, w == "A" and "as_f" or "bs_f", sw(ri, ki)) end,
+      function(ri, ki, v) return kg.store(spec, dt, "bs_f", sw(ri, ki), v) end,
+      function(x) return (dt == "bf16" and "kg_round_bf16(" or "kg_round_f16(") .. x .. ")" end,
+      "#pragma unroll 8")
+    fold = "      {\n        $ct *as_f = gemm_as + cs * $ast, *bs_f = gemm_bs + cs * BN * BK;\n" ..
+      "        const long k0 = ct * BK;\n" .. fold .. "        kg_wg_fence_async();\n        __syncthreads();\n      }\n"
+  end
   -- the MMAs of one stage: from A's registers (then the registers of
   -- stage ct must stay untouched until its MMAs retire: wait for all
   -- before the next ldmatrix) or from A's swizzled tile (one group may stay
@@ -1550,6 +1573,7 @@ $late
       $ct *as_w = gemm_as + ws * $ast;
       $ct *bs_w = gemm_bs + ws * BN * BK;
       (void)as_w;
+$fold
       if (it < GEMM_KT) {
         const long k0 = it * BK;
         (void)k0;
@@ -1581,7 +1605,7 @@ $epi
 ]], { name = spec.kernel, params = kg.params(spec), ct = ct, lnsh = ln_shared(design),
       tile = tile_code, lnstart = ln_start(spec, P, design), adecl = adecl,
       early = early, late = late, loadb = loadb, ast = ast,
-      mmas = mmas, inflight = ss and "1" or "0", epi = epi }),
+      mmas = mmas, inflight = ss and "1" or "0", epi = epi, fold = fill(fold, { ct = ct, ast = ast }) }),
   }
   return table.concat(src, "\n")
 end
