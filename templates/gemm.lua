@@ -872,6 +872,16 @@ local function common(spec, P, design)
 ]], { M = lit(P.M), N = lit(P.N), K = lit(P.K), Z = lit(P.Z), bnl = bnl })
 end
 
+-- the accumulators of both tensor-core paths, zeroed
+local acc_zero = [[
+    float acc[GEMM_MI][GEMM_NI][4];
+    #pragma unroll
+    for (int mi = 0; mi < GEMM_MI; mi++)
+      #pragma unroll
+      for (int ni = 0; ni < GEMM_NI; ni++)
+        #pragma unroll
+        for (int q = 0; q < 4; q++) acc[mi][ni][q] = 0.0f;]]
+
 -- tile index -> m0, n0 (groups of 8 row tiles share column tiles in L2)
 local tile_code = [[
   const long tile = KG_BID(0);
@@ -1199,13 +1209,7 @@ $lnsh
   const int wm = warp % WM, wn = warp / WM;
 $tile
   for (long z = KG_BID(2); z < GEMM_Z; z += KG_GDIM(2)) {
-    float acc[GEMM_MI][GEMM_NI][4];
-    #pragma unroll
-    for (int mi = 0; mi < GEMM_MI; mi++)
-      #pragma unroll
-      for (int ni = 0; ni < GEMM_NI; ni++)
-        #pragma unroll
-        for (int q = 0; q < 4; q++) acc[mi][ni][q] = 0.0f;
+$acczero
 $lnstart
     for (long it = 0; it < GEMM_KT + STAGES - 1; it++) {
       const long ct = it - (STAGES - 1);
@@ -1259,7 +1263,7 @@ $epi
   }
 }
 ]], { name = spec.kernel, params = kg.params(spec), ct = ct, lnsh = ln_shared(design),
-      tile = tile_code, lnstart = ln_start(spec, P, design), fold = fold,
+      tile = tile_code, lnstart = ln_start(spec, P, design), fold = fold, acczero = acc_zero,
       loada = atr and aput or loader(spec, P, "A", design, sta, "as_w"),
       adecl = adecl, afetch = afetch,
       loadb = loader(spec, P, "B", design, stb, "bs_w"), epi = epi, ast = ast,
@@ -1541,13 +1545,7 @@ $lnsh
   const int wm = (warp >> 2) % WM, wn = (warp >> 2) / WM;
 $tile
   for (long z = KG_BID(2); z < GEMM_Z; z += KG_GDIM(2)) {
-    float acc[GEMM_MI][GEMM_NI][4];
-    #pragma unroll
-    for (int mi = 0; mi < GEMM_MI; mi++)
-      #pragma unroll
-      for (int ni = 0; ni < GEMM_NI; ni++)
-        #pragma unroll
-        for (int q = 0; q < 4; q++) acc[mi][ni][q] = 0.0f;
+$acczero
 $lnstart
 $adecl
     for (int s = 0; s < STAGES - 2; s++) {
@@ -1603,7 +1601,7 @@ $epi
   }
 }
 ]], { name = spec.kernel, params = kg.params(spec), ct = ct, lnsh = ln_shared(design),
-      tile = tile_code, lnstart = ln_start(spec, P, design), adecl = adecl,
+      tile = tile_code, lnstart = ln_start(spec, P, design), adecl = adecl, acczero = acc_zero,
       early = early, late = late, loadb = loadb, ast = ast,
       mmas = mmas, inflight = ss and "1" or "0", epi = epi, fold = fill(fold, { ct = ct, ast = ast }) }),
   }
