@@ -93,8 +93,9 @@ static const char *arch_of(const Options *o)
 }
 
 /* The first config with design values from cfg[0..ndesign) whose tuning
- * passes the constraints; -1 none, -2 a template error (in err). */
-static int first_valid(Template *t, int *cfg, Str *err)
+ * passes the constraints and every --where; -1 none, -2 a template error
+ * (in err). */
+static int first_valid(Template *t, int *cfg, const Options *o, Str *err)
 {
     int nd = template_ndesign(t), nk = template_nknobs(t);
     for (int i = nd; i < nk; i++)
@@ -109,7 +110,7 @@ static int first_valid(Template *t, int *cfg, Str *err)
             return -2;
         }
         str_free(&why);
-        if (ok)
+        if (ok && config_where(t, cfg, o))
             return 0;
     } while (cfg_next(t, cfg, nd, nk));
     return -1;
@@ -208,7 +209,7 @@ int cmd_gen(const Options *o)
         int *cfg = calloc((size_t)nk + 1, sizeof *cfg);
         int points = 0;
         do {
-            int v = first_valid(t, cfg, &err);
+            int v = first_valid(t, cfg, o, &err);
             if (v == -2) {
                 Str c = {0};
                 template_cfg_str(t, cfg, &c);

@@ -346,6 +346,8 @@ static void usage(FILE *fp)
         "  --templates DIR    templates (default: $KGEN_TEMPLATES, else the\n"
         "                     source tree's templates/, else the installed ones)\n"
         "  -d parse|match|plan|all   dump the graph after that stage\n"
+        "  --where KNOB=V[,V...]  (gen, space, check, tune) only the configs\n"
+        "                     whose KNOB is one of the values, e.g. path=wgmma\n"
         "  --db FILE          tuning cache (default: $KGEN_CACHE, else\n"
         "                     $XDG_CACHE_HOME/kgen/tuning.sqlite)\n"
         "  --strict-db        a corrupt cache is an error (exit 4), not moved aside\n"

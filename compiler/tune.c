@@ -751,38 +751,47 @@ static int strategy_list(Tuner *T, bool shuffle, int budget, uint64_t seed)
     return rc;
 }
 
-/* The start of a search: the default, then one random config of every
- * design point (a design point's valid configs can be a small corner of
- * the space -- gemm's wgmma path -- that a walk from the default never
- * reaches, while its structure decides more than any tile size), then
- * random configs up to `width`; at most half the budget (and at least the
- * default).  Fills batch, returns its length. */
+/* The start of a search: the default, then random configs drawn round-robin
+ * from the design points, one of each per round (a design point's valid
+ * configs can be a small corner of the space -- gemm's wgmma path -- that a
+ * walk from the default never reaches, while its structure decides more
+ * than any tile size, so each gets the same share, however few configs it
+ * has), up to half the budget or `width`, whichever is more (at most the
+ * budget, at least the default).  Fills batch, returns its length. */
 static int start_batch(Tuner *T, int *batch, int width, int budget, uint64_t *seed)
 {
-    int nd = template_ndesign(T->t), n = 0;
+    int nd = template_ndesign(T->t), n = 0, np = 0;
     int cap = budget / 2 > width ? budget / 2 : width;
     cap = cap < budget ? cap : budget;
+    cap = cap < T->nc ? cap : T->nc;
+    /* the design points: runs of adjacent configs with equal design knobs */
+    int *lo = malloc((size_t)(T->nc + 1) * sizeof *lo);
+    if (!lo)
+        die("out of memory");
+    for (int i = 0; i < T->nc; i++)
+        if (i == 0 || memcmp(T->c[i].cfg, T->c[i - 1].cfg, (size_t)nd * sizeof(int)))
+            lo[np++] = i;
+    lo[np] = T->nc;
     batch[n++] = 0;
-    for (int i = 1; i < T->nc && n < cap; i++) {
-        bool seen = false;        /* design point of i already sampled? */
-        for (int q = 0; q < n && !seen; q++)
-            seen = !memcmp(T->c[batch[q]].cfg, T->c[i].cfg, (size_t)nd * sizeof(int));
-        if (seen)
-            continue;
-        int lo = i, hi = i;       /* the configs of one design point are adjacent */
-        while (hi < T->nc && !memcmp(T->c[hi].cfg, T->c[lo].cfg, (size_t)nd * sizeof(int)))
-            hi++;
-        batch[n++] = lo + (int)(rng_next(seed) % (uint64_t)(hi - lo));
-        i = hi - 1;
-    }
-    while (n < width && n < T->nc && n < budget) {
-        int j = (int)(rng_next(seed) % (uint64_t)T->nc);
-        bool dup = false;
-        for (int q = 0; q < n; q++)
-            dup |= batch[q] == j;
-        if (!dup)
+    for (int round = 0; n < cap && round < T->nc; round++) {
+        for (int d = 0; d < np && n < cap; d++) {
+            /* it has one config in per earlier round (the default is the
+             * first design point's in round 0) */
+            int size = lo[d + 1] - lo[d];
+            if ((round == 0 && d == 0) || round >= size)
+                continue;
+            int j;
+            bool dup;
+            do {
+                j = lo[d] + (int)(rng_next(seed) % (uint64_t)size);
+                dup = false;
+                for (int q = 0; q < n && !dup; q++)
+                    dup = batch[q] == j;
+            } while (dup);
             batch[n++] = j;
+        }
     }
+    free(lo);
     return n;
 }
 

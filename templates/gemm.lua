@@ -51,7 +51,11 @@
 --         wgmma reads through a shared-memory descriptor (BK = 64: one
 --         128-byte row per B row).  The MMAs of one stage run while the
 --         next stage's loads are issued; stage s is refilled only once
---         every warpgroup has retired its MMAs on it.
+--         every warpgroup has retired its MMAs on it.  The accumulators
+--         leave through an f32 tile in shared memory, in runs of 8 along
+--         the output's contiguous axis (16-byte stores) where every output
+--         and the residual allow it.  MINB caps the registers so that 1 or
+--         2 blocks share an SM.
 -- Design knob `ln`: "none" for every kernel but ln_gemm_gelu, which takes
 -- "prepass" (per-row mean/rstd computed by each block before its K loop,
 -- two-pass for accuracy) or "fold" (above).
@@ -75,6 +79,7 @@ local T = {
     WM = { 1, 2, 4 },             -- mma: warps along M (wgmma: warpgroups)
     WN = { 1, 2, 4 },             -- mma: warps along N (wgmma: warpgroups)
     STAGES = { 1, 2, 3, 4 },      -- mma: shared-memory pipeline depth (simt: 1)
+    MINB = { 1, 2 },              -- wgmma: blocks per SM the registers are capped for
   },
 }
 
@@ -469,6 +474,7 @@ function T.constraints(spec, cfg)
     if sm_of(spec) < 80 then return false, "mma.sync m16n8k16 needs sm_80" end
     if P.dt ~= "f16" and P.dt ~= "bf16" then return false, "tensor cores need f16 or bf16" end
     if cfg.TM ~= 1 or cfg.TN ~= 1 then return false, "TM, TN are simt knobs" end
+    if cfg.MINB ~= 1 then return false, "MINB is a wgmma knob" end
     if cfg.STAGES < 2 then return false, "mma pipelines at least 2 stages" end
     if cfg.STAGES > 2 and cfg.STAGES > kg.cdiv(P.K, BK) + 1 then
       return false, "more stages than K tiles to fill them"
@@ -509,10 +515,18 @@ function T.constraints(spec, cfg)
     if acc + 96 > math.min(255, 65536 // nt) then return false, "too few registers per thread" end
     local smem = wgmma_smem(P, cfg) + ln_extra(P, cfg, nt)
     if smem > spec.limits.smem then return false, "shared memory over the limit" end
+    if cfg.MINB == 2 then
+      -- two blocks per SM: the registers capped at half the file each
+      -- (about 64 beside the accumulators), and the shared memory of both
+      -- (each with the 1 KiB the driver reserves) within the SM's 228 KiB
+      if acc + 64 > 65536 // (2 * nt) then return false, "two blocks per SM leave too few registers" end
+      if 2 * (smem + 1024) > 233472 then return false, "two blocks per SM need too much shared memory" end
+    end
     if not fits(BM, P.M, 64) then return false, "BM larger than M needs" end
     if not fits(BN, ncols, 64) then return false, "BN larger than N needs" end
   else
     if cfg.WM ~= 1 or cfg.WN ~= 1 then return false, "WM, WN are mma knobs" end
+    if cfg.MINB ~= 1 then return false, "MINB is a wgmma knob" end
     if cfg.STAGES ~= 1 then return false, "simt is single-stage" end
     if BM % cfg.TM ~= 0 or BN % cfg.TN ~= 0 then return false, "TM/TN do not divide the tile" end
     if P.glu and cfg.TN % 2 ~= 0 then return false, "gemm_glu pairs columns: TN even" end
@@ -686,11 +700,34 @@ $pre
             gemm_af[i] = *(const uint4 *)($fp + ($fa));
           }]], { gp = o.gate.arg.cname, ga = addr(o.gate, "z", "r0", "k"),
                  fp = o.filt.arg.cname, fa = addr(o.filt, "z", "r0", "k") })
-    put = pack(fill([[
+    local h2 = dt == "f16" and "f16x2" or dt == "bf16" and sm_of(spec) >= 90 and "bf16x2"
+    if h2 and o.gate.arg.dtype == dt and o.filt.arg.dtype == dt then
+      -- in pairs, on the half-precision units: sigmoid(g) tanh(f) =
+      -- h + h tanh(g / 2) with h = tanh(f) / 2; one MUFU op per element
+      -- instead of three (exp, reciprocal, tanh), the error of a few ulp
+      -- of the f16/bf16 value the tile stores anyway
+      put = fill([[
+          {
+            const unsigned *gw = (const unsigned *)&gemm_ag[i], *fw = (const unsigned *)&gemm_af[i];
+            uint4 zq;
+            unsigned *zw = (unsigned *)&zq;
+            #pragma unroll
+            for (int j = 0; j < 4; j++) {
+              unsigned hg, tg, tf, hf;
+              asm("fma.rn.$h2 %0, %1, %2, %3;" : "=r"(hg) : "r"(gw[j]), "r"($half), "r"(0x80008000u));
+              asm("tanh.approx.$h2 %0, %1;" : "=r"(tg) : "r"(hg));
+              asm("tanh.approx.$h2 %0, %1;" : "=r"(tf) : "r"(fw[j]));
+              asm("fma.rn.$h2 %0, %1, %2, %3;" : "=r"(hf) : "r"(tf), "r"($half), "r"(0x80008000u));
+              asm("fma.rn.$h2 %0, %1, %2, %1;" : "=r"(zw[j]) : "r"(hf), "r"(tg));
+            }
+            *(uint4 *)($dst + ki * GEMM_BMP + rg) = zq;
+          }]], { h2 = h2, half = dt == "f16" and "0x38003800u" or "0x3F003F00u", dst = dst })
+    else
+      put = pack(fill([[
           const $gt *gh = (const $gt *)&gemm_ag[i];
           const $ft *fh = (const $ft *)&gemm_af[i];]],
-        { gt = kg.ctype(spec, o.gate.arg.dtype), ft = kg.ctype(spec, o.filt.arg.dtype) }),
-      fill([[{
+          { gt = kg.ctype(spec, o.gate.arg.dtype), ft = kg.ctype(spec, o.filt.arg.dtype) }),
+        fill([[{
             /* the hardware's exp and tanh: their error (about 2^-11) is that
                of the f16/bf16 rounding the value gets next */
             const float gv = $gl, fv = $fl;
@@ -702,6 +739,7 @@ $pre
           }]], { gl = kg.load(spec, o.gate.arg.dtype, "gh", "j"),
                  fl = kg.load(spec, o.filt.arg.dtype, "fh", "j"),
                  store = kg.store(spec, dt, "pk", "j", "v") }))
+    end
   elseif o.kind == "conv" and o.stride == 1 and o.Tout % 8 == 0 then
     -- 8 rows of one batch: the divisions once, then 8 consecutive taps
     fetch = fill([[
@@ -819,10 +857,13 @@ local function fold_pass(spec, P, ld, st, round, unroll)
 end
 
 -- C statements of the epilogue for output (m, n) with accumulator variable
--- `v` (and gate accumulator `g` for gemm_glu); m < M and n < N hold
-local function epilogue(spec, P)
-  local dt = P.out.arg.dtype
+-- `v` (and gate accumulator `g` for gemm_glu); m < M and n < N hold.
+-- io, when given, replaces the global accesses: io.st(mp, x) stores x for
+-- output map mp, io.ld(mp) loads the residual (the vectorised epilogue
+-- gathers them in registers)
+local function epilogue(spec, P, io)
   local function st(mp, m, n, x)
+    if io then return io.st(mp, x) end
     return kg.store(spec, mp.arg.dtype, mp.arg.cname, addr(mp, "z", m, n), x)
   end
   local function bias(n)
@@ -839,7 +880,8 @@ local function epilogue(spec, P)
       ";\n            " .. st(P.out, "m", "n", "hv * " .. kg.unary(spec, P.act, "hg"))
   elseif P.epi == "gated" then
     local C = lit(P.C)
-    local x = kg.load(spec, P.res.arg.dtype, P.res.arg.cname, addr(P.res, "z", "m", "n"))
+    local x = io and io.ld(P.res) or
+      kg.load(spec, P.res.arg.dtype, P.res.arg.cname, addr(P.res, "z", "m", "n"))
     return "const float o = v" .. bias("n") .. ";\n            " ..
       "if (n < " .. C .. ") " .. st(P.out, "m", "n", "(" .. x .. " + o) * " .. kg.float(P.scale)) ..
       "\n            else " .. st(P.skip, "m", "(n - " .. C .. ")", "o")
@@ -849,11 +891,15 @@ end
 
 -- the fold correction of accumulator v: rq, cw, cb are C expressions of
 -- the row's sum of squares and the column's sums (mu, the row mean, is set)
-local function fold_fix(spec, P, rq, cw, cb)
+local function fold_rstd(spec, P, rq)
   local rs = spec.backend == "cuda" and "rsqrtf" or "rsqrt"
   local fm = spec.backend == "cuda" and "fmaxf" or "fmax"
-  return fill("v = $rs($fm($rq / (float)GEMM_K - mu * mu, 0.0f) + $eps) * (v - mu * $cw) + $cb;",
-    { rs = rs, fm = fm, eps = kg.float(P.ln.eps), rq = rq, cw = cw, cb = cb })
+  return fill("$rs($fm($rq / (float)GEMM_K - mu * mu, 0.0f) + $eps)",
+    { rs = rs, fm = fm, eps = kg.float(P.ln.eps), rq = rq })
+end
+
+local function fold_fix(spec, P, rq, cw, cb)
+  return fill("v = $rstd * (v - mu * $cw) + $cb;", { rstd = fold_rstd(spec, P, rq), cw = cw, cb = cb })
 end
 
 -- macros and pieces both paths share
@@ -1383,30 +1429,32 @@ local function loader_swz(spec, P, design, which)
       row = rowcode(P, which, design), ptr = o.mp.arg.cname, addr = addr(o.mp, "z", "r", "k") })
 end
 
--- the wgmma epilogue: the accumulators go to shared memory as an f32 tile
--- (GEMM_CT), then the threads walk it along the output's contiguous axis,
--- so that each warp's stores are coalesced whatever the fragment layout
+-- can the staged epilogue move 8 outputs (16 bytes) at a time along the
+-- output's contiguous axis?  Every map it touches (outputs, residual) must
+-- be 16-byte aligned at each group of 8, and no group may straddle the end
+-- of that axis, N, or gated's split at C.
+local function vec_epi(P, mf)
+  if P.dt ~= "f16" and P.dt ~= "bf16" then return false end
+  for _, mp in ipairs({ P.out, P.skip or false, P.res or false }) do
+    if mp and not (mf and mvec(mp) or not mf and aligned(mp, 8)) then return false end
+  end
+  if not mf and P.N % 8 ~= 0 then return false end
+  return P.epi ~= "gated" or P.C % 8 == 0
+end
+
+-- the accumulators go through an f32 tile in shared memory (laid out along
+-- the output's contiguous axis), then every thread writes runs of the
+-- output along that axis: 8 elements and one 16-byte store per run where
+-- vec_epi allows, else one element at a time
 local function staged_epilogue(spec, P, design)
   local mf = out_mfast(P)
   local put = mf and [[
             GEMM_CT(ri, cj) = acc[mi][ni][h * 2];
             GEMM_CT(ri, cj + 1) = acc[mi][ni][h * 2 + 1];]] or [[
             *(float2 *)&GEMM_CT(ri, cj) = make_float2(acc[mi][ni][h * 2], acc[mi][ni][h * 2 + 1]);]]
-  local walk = mf and "const int ri = e % BM, nl = e / BM;" or
-    "const int ri = e / GEMM_BNL, nl = e % GEMM_BNL;"
-  local val
-  if P.glu then
-    val = [[
-          const int cv = nl / (GEMM_WTN / 2) * GEMM_WTN + nl % (GEMM_WTN / 2);
-          const float v = GEMM_CT(ri, cv), g = GEMM_CT(ri, cv + GEMM_WTN / 2);]]
-  else
-    val = "          const float v = GEMM_CT(ri, nl);"
-  end
-  if design.ln == "fold" then
-    val = "          float v = GEMM_CT(ri, nl);\n          const float mu = gemm_rs[ri] / (float)GEMM_K;\n          " ..
-      fold_fix(spec, P, "gemm_rq[ri]", "gemm_cw[nl]", "gemm_cb[nl]")
-  end
-  return kg.line() .. "\n" .. fill([[
+  local ctdef = mf and "#define GEMM_CT(r, c) gemm_ct[(c) * (BM + 4) + (r)]" or
+    "#define GEMM_CT(r, c) gemm_ct[(r) * (BN + 4) + (c)]"
+  local head = kg.line() .. "\n" .. fill([[
     __syncthreads();
     #pragma unroll
     for (int mi = 0; mi < GEMM_MI; mi++)
@@ -1420,6 +1468,25 @@ $put
         }
       }
     __syncthreads();
+]], { put = put })
+  -- the column of the tile that holds output column nl (gemm_glu keeps a
+  -- warpgroup's value and gate halves side by side)
+  local function col(nl)
+    if not P.glu then return nl end
+    return "(" .. nl .. ") / (GEMM_WTN / 2) * GEMM_WTN + (" .. nl .. ") % (GEMM_WTN / 2)"
+  end
+  local fixv = ""
+  if design.ln == "fold" then
+    fixv = "\n          const float mu = gemm_rs[ri] / (float)GEMM_K;\n          " ..
+      fold_fix(spec, P, "gemm_rq[ri]", "gemm_cw[nl]", "gemm_cb[nl]")
+  end
+  if not vec_epi(P, mf) then
+    local walk = mf and "const int ri = e % BM, nl = e / BM;" or
+      "const int ri = e / GEMM_BNL, nl = e % GEMM_BNL;"
+    local val = "          " .. (fixv ~= "" and "float" or "const float") ..
+      " v = GEMM_CT(ri, " .. col("nl") .. ")" ..
+      (P.glu and ", g = GEMM_CT(ri, " .. col("nl") .. " + GEMM_WTN / 2)" or "") .. ";" .. fixv
+    return head .. fill([[
     #pragma unroll 4
     for (int e = tid; e < BM * GEMM_BNL; e += GEMM_NT) {
       $walk
@@ -1429,9 +1496,74 @@ $val
         $epi
       }
     }
-]], { put = put, walk = walk, val = val, epi = epilogue(spec, P) }),
-    mf and "#define GEMM_CT(r, c) gemm_ct[(c) * (BM + 4) + (r)]" or
-      "#define GEMM_CT(r, c) gemm_ct[(r) * (BN + 4) + (c)]"
+]], { walk = walk, val = val, epi = epilogue(spec, P) }), ctdef
+  end
+  -- 8 at a time: the values as two float4 from the tile, the residual as one
+  -- 16-byte load, the results packed in registers, then stored
+  local ct = kg.ctype(spec, P.dt)
+  local outs = { { P.out, "pk_o", "nb" } }
+  if P.skip then
+    outs[2] = { P.skip, "pk_s", "(nb - " .. lit(P.C) .. ")" }
+  end
+  local io = {
+    st = function(mp, x) return kg.store(spec, P.dt, mp == P.out and "pk_o" or "pk_s", "j", x) end,
+    ld = function() return kg.load(spec, P.dt, "rx", "j") end,
+  }
+  local step = mf and { "ri0 + 4", col("nl0") } or { "ri0", col("nl0") .. " + 4" }
+  local function two(dst, c)
+    return fill("*(float4 *)&$d[0] = *(const float4 *)&GEMM_CT(ri0, $c);\n" ..
+      "        *(float4 *)&$d[4] = *(const float4 *)&GEMM_CT($r, $c2);\n",
+      { d = dst, c = c, r = step[1], c2 = step[2] .. (c ~= col("nl0") and " + GEMM_WTN / 2" or "") })
+  end
+  local loads = "        float cv[8];\n        " .. two("cv", col("nl0"))
+  if P.glu then loads = loads .. "        float gv[8];\n        " .. two("gv", col("nl0") .. " + GEMM_WTN / 2") end
+  if P.res then
+    local cond = P.epi == "gated" and "if (nb < " .. lit(P.C) .. ") " or ""
+    loads = loads .. fill([[
+        uint4 rxv = make_uint4(0u, 0u, 0u, 0u);
+        $cond rxv = *(const uint4 *)($p + ($a));
+        const $ct *rx = (const $ct *)&rxv;
+]], { cond = cond, p = P.res.arg.cname, a = addr(P.res, "z", "mb", "nb"), ct = ct })
+  end
+  local decl, stores = "", {}
+  for i, o in ipairs(outs) do
+    decl = decl .. "        __align__(16) " .. ct .. " " .. o[2] .. "[8];\n"
+    local stv = "*(uint4 *)(" .. o[1].arg.cname .. " + (" .. addr(o[1], "z", "mb", o[3]) ..
+      ")) = *(const uint4 *)" .. o[2] .. ";"
+    if #outs == 2 then
+      stv = (i == 1 and "if (nb < " .. lit(P.C) .. ") " or "else ") .. stv
+    end
+    stores[#stores + 1] = "        " .. stv
+  end
+  local val = "          " .. (fixv ~= "" and "float" or "const float") .. " v = cv[j]" ..
+    (P.glu and ", g = gv[j]" or "") .. ";" .. fixv
+  if design.ln == "fold" and not mf then
+    -- one row per run: its mean and rstd once
+    loads = loads .. "        const float mu = gemm_rs[ri0] / (float)GEMM_K, rsd = " ..
+      fold_rstd(spec, P, "gemm_rq[ri0]") .. ";\n"
+    val = "          float v = rsd * (cv[j] - mu * gemm_cw[nl]) + gemm_cb[nl];"
+  end
+  return head .. fill([[
+    #pragma unroll 1
+    for (int e = tid; e < BM * GEMM_BNL / 8; e += GEMM_NT) {
+      $walk
+      const long mb = m0 + ri0, nb = n0 + nl0;
+      if (mb < GEMM_M && nb < GEMM_N) {
+$loads$decl        #pragma unroll
+        for (int j = 0; j < 8; j++) {
+          const int ri = ri0$rj, nl = nl0$nj;
+          const long m = m0 + ri, n = n0 + nl;
+          (void)m;
+$val
+          $epi
+        }
+$stores
+      }
+    }
+]], { walk = mf and "const int ri0 = e % (BM / 8) * 8, nl0 = e / (BM / 8);" or
+        "const int ri0 = e / (GEMM_BNL / 8), nl0 = e % (GEMM_BNL / 8) * 8;",
+      loads = loads, decl = decl, rj = mf and " + j" or "", nj = mf and "" or " + j",
+      val = val, epi = epilogue(spec, P, io), stores = table.concat(stores, "\n") }), ctdef
 end
 
 local function emit_wgmma(spec, P, design)
@@ -1531,7 +1663,7 @@ local function emit_wgmma(spec, P, design)
     mma_helpers(spec, P, design),
     wgmma_helpers(spec, P, ss),
     kg.line() .. "\n" .. fill([[
-KG_KERNEL void __launch_bounds__(GEMM_NT) $name(
+KG_KERNEL void __launch_bounds__(GEMM_NT, MINB) $name(
     $params)
 {
   extern __shared__ __align__(1024) unsigned char kg_gemm_smem[];

@@ -67,5 +67,33 @@ if [ "$mode" = sm_90 ]; then
         echo "ok   --where path=wgmma: $some"
     fi
 fi
+# gen --where writes the first config that satisfies it: one wgmma source
+# of the gated kernel with MINB=2.  At T % 8 == 0 (16-byte aligned runs
+# along T) it takes the vectorised epilogue (one 16-byte residual load per
+# run) and the paired f16 tanh prologue; at T = 100 neither.
+if [ "$mode" = sm_90 ]; then
+    total=$((total + 1))
+    g=$src/tools/bench/gated_tanh_residual.pat
+    gd=$(mktemp -d)
+    bad=
+    for T in 96 100; do
+        rm -rf "$gd/out"
+        "$kgen" gen "$g" --dim B=2 --dim C=64 --dim T=$T --backend cuda --arch sm_90 \
+            -o "$gd/out" --where path=wgmma --where MINB=2 >/dev/null 2>&1 || bad="$bad gen$T"
+        n=$(ls "$gd/out" 2>/dev/null | wc -l)
+        cu="$gd/out/k0_gated_tanh_residual.none.wgmma.cu"
+        [ "$n" -eq 1 ] && grep -q '^#define MINB 2$' "$cu" || bad="$bad where$T"
+        v=$(grep -c 'uint4 rxv\|tanh.approx.f16x2' "$cu")
+        if [ $T = 96 ] && [ "$v" -lt 2 ]; then bad="$bad vec96"; fi
+        if [ $T = 100 ] && [ "$v" -ne 0 ]; then bad="$bad vec100"; fi
+    done
+    rm -rf "$gd"
+    if [ -n "$bad" ]; then
+        failed=$((failed + 1))
+        echo "FAILED: gen --where / vectorised epilogue:$bad"
+    else
+        echo "ok   gen --where: gated epilogue and prologue vectorised at T=96 only"
+    fi
+fi
 echo "$((total - failed))/$total models pass kgen check ($mode)"
 [ "$failed" -eq 0 ]
