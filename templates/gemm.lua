@@ -25,7 +25,9 @@
 -- (simt: each thread keeps the sums of its own rows and columns in
 -- registers and scales B as it multiplies; mma: a pass over the stage in
 -- shared memory sums rows and columns and scales the B tile in place,
--- rounding w' to the storage type so the sums match what the mma sees).
+-- rounding w' to the storage type so the sums match what the mma sees;
+-- wgmma: the same over its swizzled tiles, rows and columns at once, 16
+-- bytes at a time).
 -- gemm_glu's B rows are arranged so that each thread holds column n of the
 -- value half and column N+n of the gate half (the 2N-wide intermediate is
 -- never stored): a tile of BN columns covers BN/2 output columns.
@@ -824,20 +826,18 @@ end
 -- C code of the fold pass over the tiles in shared memory: row sums and sums
 -- of squares of A, column sums of w*gamma and beta*w, B scaled by gamma.
 -- ld(which, ri, ki) reads a tile element as float, st(ri, ki, v) writes B.
-local function fold_pass(spec, P, ld, st, round, unroll)
+local function fold_pass(spec, P, ld, st, round)
   local g = kg.load(spec, P.ln.gamma.arg.dtype, P.ln.gamma.arg.cname, addr(P.ln.gamma, "z", "0", "k"))
   local b = kg.load(spec, P.ln.beta.arg.dtype, P.ln.beta.arg.cname, addr(P.ln.beta, "z", "0", "k"))
   return kg.line() .. "\n" .. fill([[
         for (int e = tid; e < BM; e += GEMM_NT) {
           float s = 0.0f, q = 0.0f;
-          $unroll
           for (int kk = 0; kk < BK; kk++) { const float xv = $lda; s += xv; q += xv * xv; }
           gemm_rs[e] += s;
           gemm_rq[e] += q;
         }
         for (int j = tid; j < BN; j += GEMM_NT) {
           float cw = 0.0f, cb = 0.0f;
-          $unroll
           for (int kk = 0; kk < BK; kk++) {
             const long k = k0 + kk;
             if (k < GEMM_K) {
@@ -853,7 +853,59 @@ local function fold_pass(spec, P, ld, st, round, unroll)
         }
         KG_BARRIER();
 ]], { lda = ld("A", "e", "kk"), ldb = ld("B", "j", "kk"), stb = st("j", "kk", "wg"),
-      round = round("wv * " .. g), beta = b, unroll = unroll or "" })
+      round = round("wv * " .. g), beta = b })
+end
+
+-- the fold pass over a stage of wgmma's swizzled tiles (row r's 16-byte
+-- chunk c at chunk c ^ (r % 8)): rows and columns at once, one thread
+-- each, read and written 16 bytes at a time (a quarter-warp's 8 rows hit
+-- 8 distinct chunks, so no bank conflicts)
+local function fold_pass_swz(spec, P, round)
+  local dt = P.dt
+  local ct = kg.ctype(spec, dt)
+  local g = kg.load(spec, P.ln.gamma.arg.dtype, P.ln.gamma.arg.cname, addr(P.ln.gamma, "z", "0", "k"))
+  local b = kg.load(spec, P.ln.beta.arg.dtype, P.ln.beta.arg.cname, addr(P.ln.beta, "z", "0", "k"))
+  return kg.line() .. "\n" .. fill([[
+        for (int e = tid; e < BM + BN; e += GEMM_NT) {
+          if (e < BM) {
+            float s = 0.0f, q = 0.0f;
+            #pragma unroll
+            for (int c = 0; c < 8; c++) {
+              const uint4 raw = *(const uint4 *)(as_f + e * 64 + ((c ^ (e & 7)) << 3));
+              const $ct *h = (const $ct *)&raw;
+              #pragma unroll
+              for (int u = 0; u < 8; u++) { const float xv = $lda; s += xv; q += xv * xv; }
+            }
+            gemm_rs[e] += s;
+            gemm_rq[e] += q;
+          } else {
+            const int j = e - BM;
+            float cw = 0.0f, cb = 0.0f;
+            #pragma unroll
+            for (int c = 0; c < 8; c++) {
+              uint4 *p = (uint4 *)(bs_f + j * 64 + ((c ^ (j & 7)) << 3));
+              uint4 raw = *p;
+              $ct *h = ($ct *)&raw;
+              #pragma unroll
+              for (int u = 0; u < 8; u++) {
+                const long k = k0 + c * 8 + u;
+                if (k < GEMM_K) {
+                  const float wv = $ldb;
+                  const float wg = $round;
+                  $stb
+                  cw += wg;
+                  cb += $beta * wv;
+                }
+              }
+              *p = raw;
+            }
+            gemm_cw[j] += cw;
+            gemm_cb[j] += cb;
+          }
+        }
+        KG_BARRIER();
+]], { ct = ct, lda = kg.load(spec, dt, "h", "u"), ldb = kg.load(spec, dt, "h", "u"),
+      stb = kg.store(spec, dt, "h", "u", "wg"), round = round("wv * " .. g), beta = b })
 end
 
 -- C statements of the epilogue for output (m, n) with accumulator variable
@@ -1592,12 +1644,8 @@ local function emit_wgmma(spec, P, design)
   -- generic stores, so the async proxy is fenced again
   local fold = ""
   if design.ln == "fold" then
-    local function sw(ri, ki) return ri .. " * 64 + (((" .. ki .. ") >> 3 ^ (" .. ri .. ") & 7) << 3) + ((" .. ki .. ") & 7)" end
-    fold = fold_pass(spec, P,
-      function(w, ri, ki) return kg.load(spec, dt, w == "A" and "as_f" or "bs_f", sw(ri, ki)) end,
-      function(ri, ki, v) return kg.store(spec, dt, "bs_f", sw(ri, ki), v) end,
-      function(x) return (dt == "bf16" and "kg_round_bf16(" or "kg_round_f16(") .. x .. ")" end,
-      "#pragma unroll 8")
+    fold = fold_pass_swz(spec, P,
+      function(x) return (dt == "bf16" and "kg_round_bf16(" or "kg_round_f16(") .. x .. ")" end)
     fold = "      {\n        $ct *as_f = gemm_as + cs * $ast, *bs_f = gemm_bs + cs * BN * BK;\n" ..
       "        const long k0 = ct * BK;\n" .. fold .. "        kg_wg_fence_async();\n        __syncthreads();\n      }\n"
   end
