@@ -823,12 +823,26 @@ local function ln_prepass(spec, P)
       "gemm_rstd[ri] = " .. rs .. "(s / (float)GEMM_K + " .. kg.float(P.ln.eps) .. ");")
 end
 
+-- C code of one element (k, wv) of a B column in a fold pass: w scaled by
+-- gamma (rounded as the tile stores it, so the sums match what the MMAs
+-- see), stored back by `stb`, and the column's sums of w*gamma and beta*w
+local function fold_col(spec, P, wv, stb, round)
+  local g = kg.load(spec, P.ln.gamma.arg.dtype, P.ln.gamma.arg.cname, addr(P.ln.gamma, "z", "0", "k"))
+  local b = kg.load(spec, P.ln.beta.arg.dtype, P.ln.beta.arg.cname, addr(P.ln.beta, "z", "0", "k"))
+  return fill([[
+            if (k < GEMM_K) {
+              const float wv = $wv;
+              const float wg = $round;
+              $stb
+              cw += wg;
+              cb += $beta * wv;
+            }]], { wv = wv, round = round("wv * " .. g), stb = stb, beta = b })
+end
+
 -- C code of the fold pass over the tiles in shared memory: row sums and sums
 -- of squares of A, column sums of w*gamma and beta*w, B scaled by gamma.
 -- ld(which, ri, ki) reads a tile element as float, st(ri, ki, v) writes B.
 local function fold_pass(spec, P, ld, st, round)
-  local g = kg.load(spec, P.ln.gamma.arg.dtype, P.ln.gamma.arg.cname, addr(P.ln.gamma, "z", "0", "k"))
-  local b = kg.load(spec, P.ln.beta.arg.dtype, P.ln.beta.arg.cname, addr(P.ln.beta, "z", "0", "k"))
   return kg.line() .. "\n" .. fill([[
         for (int e = tid; e < BM; e += GEMM_NT) {
           float s = 0.0f, q = 0.0f;
@@ -840,20 +854,13 @@ local function fold_pass(spec, P, ld, st, round)
           float cw = 0.0f, cb = 0.0f;
           for (int kk = 0; kk < BK; kk++) {
             const long k = k0 + kk;
-            if (k < GEMM_K) {
-              const float wv = $ldb;
-              const float wg = $round;
-              $stb
-              cw += wg;
-              cb += $beta * wv;
-            }
+$col
           }
           gemm_cw[j] += cw;
           gemm_cb[j] += cb;
         }
         KG_BARRIER();
-]], { lda = ld("A", "e", "kk"), ldb = ld("B", "j", "kk"), stb = st("j", "kk", "wg"),
-      round = round("wv * " .. g), beta = b })
+]], { lda = ld("A", "e", "kk"), col = fold_col(spec, P, ld("B", "j", "kk"), st("j", "kk", "wg"), round) })
 end
 
 -- the fold pass over a stage of wgmma's swizzled tiles (row r's 16-byte
@@ -863,8 +870,6 @@ end
 local function fold_pass_swz(spec, P, round)
   local dt = P.dt
   local ct = kg.ctype(spec, dt)
-  local g = kg.load(spec, P.ln.gamma.arg.dtype, P.ln.gamma.arg.cname, addr(P.ln.gamma, "z", "0", "k"))
-  local b = kg.load(spec, P.ln.beta.arg.dtype, P.ln.beta.arg.cname, addr(P.ln.beta, "z", "0", "k"))
   return kg.line() .. "\n" .. fill([[
         for (int e = tid; e < BM + BN; e += GEMM_NT) {
           if (e < BM) {
@@ -889,13 +894,7 @@ local function fold_pass_swz(spec, P, round)
               #pragma unroll
               for (int u = 0; u < 8; u++) {
                 const long k = k0 + c * 8 + u;
-                if (k < GEMM_K) {
-                  const float wv = $ldb;
-                  const float wg = $round;
-                  $stb
-                  cw += wg;
-                  cb += $beta * wv;
-                }
+$col
               }
               *p = raw;
             }
@@ -904,8 +903,8 @@ local function fold_pass_swz(spec, P, round)
           }
         }
         KG_BARRIER();
-]], { ct = ct, lda = kg.load(spec, dt, "h", "u"), ldb = kg.load(spec, dt, "h", "u"),
-      stb = kg.store(spec, dt, "h", "u", "wg"), round = round("wv * " .. g), beta = b })
+]], { ct = ct, lda = kg.load(spec, dt, "h", "u"),
+      col = fold_col(spec, P, kg.load(spec, dt, "h", "u"), kg.store(spec, dt, "h", "u", "wg"), round) })
 end
 
 -- C statements of the epilogue for output (m, n) with accumulator variable
