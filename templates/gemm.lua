@@ -824,9 +824,10 @@ local function ln_prepass(spec, P)
 end
 
 -- C code of one element (k, wv) of a B column in a fold pass: w scaled by
--- gamma (rounded as the tile stores it, so the sums match what the MMAs
--- see), stored back by `stb`, and the column's sums of w*gamma and beta*w
-local function fold_col(spec, P, wv, stb, round)
+-- gamma (rounded to the storage type, as the tile stores it, so the sums
+-- match what the MMAs see), stored back by `stb`, and the column's sums of
+-- w*gamma and beta*w
+local function fold_col(spec, P, wv, stb)
   local g = kg.load(spec, P.ln.gamma.arg.dtype, P.ln.gamma.arg.cname, addr(P.ln.gamma, "z", "0", "k"))
   local b = kg.load(spec, P.ln.beta.arg.dtype, P.ln.beta.arg.cname, addr(P.ln.beta, "z", "0", "k"))
   return fill([[
@@ -836,13 +837,14 @@ local function fold_col(spec, P, wv, stb, round)
               $stb
               cw += wg;
               cb += $beta * wv;
-            }]], { wv = wv, round = round("wv * " .. g), stb = stb, beta = b })
+            }]], { wv = wv, round = (P.dt == "bf16" and "kg_round_bf16(" or "kg_round_f16(") ..
+                     "wv * " .. g .. ")", stb = stb, beta = b })
 end
 
 -- C code of the fold pass over the tiles in shared memory: row sums and sums
 -- of squares of A, column sums of w*gamma and beta*w, B scaled by gamma.
 -- ld(which, ri, ki) reads a tile element as float, st(ri, ki, v) writes B.
-local function fold_pass(spec, P, ld, st, round)
+local function fold_pass(spec, P, ld, st)
   return kg.line() .. "\n" .. fill([[
         for (int e = tid; e < BM; e += GEMM_NT) {
           float s = 0.0f, q = 0.0f;
@@ -860,14 +862,14 @@ $col
           gemm_cb[j] += cb;
         }
         KG_BARRIER();
-]], { lda = ld("A", "e", "kk"), col = fold_col(spec, P, ld("B", "j", "kk"), st("j", "kk", "wg"), round) })
+]], { lda = ld("A", "e", "kk"), col = fold_col(spec, P, ld("B", "j", "kk"), st("j", "kk", "wg")) })
 end
 
 -- the fold pass over a stage of wgmma's swizzled tiles (row r's 16-byte
 -- chunk c at chunk c ^ (r % 8)): rows and columns at once, one thread
 -- each, read and written 16 bytes at a time (a quarter-warp's 8 rows hit
 -- 8 distinct chunks, so no bank conflicts)
-local function fold_pass_swz(spec, P, round)
+local function fold_pass_swz(spec, P)
   local dt = P.dt
   local ct = kg.ctype(spec, dt)
   return kg.line() .. "\n" .. fill([[
@@ -904,7 +906,7 @@ $col
         }
         KG_BARRIER();
 ]], { ct = ct, lda = kg.load(spec, dt, "h", "u"),
-      col = fold_col(spec, P, kg.load(spec, dt, "h", "u"), kg.store(spec, dt, "h", "u", "wg"), round) })
+      col = fold_col(spec, P, kg.load(spec, dt, "h", "u"), kg.store(spec, dt, "h", "u", "wg")) })
 end
 
 -- C statements of the epilogue for output (m, n) with accumulator variable
@@ -1270,8 +1272,7 @@ local function emit_mma(spec, P, design)
       function(w, ri, ki)
         return kg.load(spec, dt, w == "A" and "as_c" or "bs_c", ri .. " * GEMM_BKP + " .. ki)
       end,
-      function(ri, ki, v) return kg.store(spec, dt, "bs_c", ri .. " * GEMM_BKP + " .. ki, v) end,
-      function(x) return (dt == "bf16" and "kg_round_bf16(" or "kg_round_f16(") .. x .. ")" end)
+      function(ri, ki, v) return kg.store(spec, dt, "bs_c", ri .. " * GEMM_BKP + " .. ki, v) end)
   end
   local epi = mma_epilogue(spec, P, design)
   local src = {
@@ -1643,8 +1644,7 @@ local function emit_wgmma(spec, P, design)
   -- generic stores, so the async proxy is fenced again
   local fold = ""
   if design.ln == "fold" then
-    fold = fold_pass_swz(spec, P,
-      function(x) return (dt == "bf16" and "kg_round_bf16(" or "kg_round_f16(") .. x .. ")" end)
+    fold = fold_pass_swz(spec, P)
     fold = "      {\n        $ct *as_f = gemm_as + cs * $ast, *bs_f = gemm_bs + cs * BN * BK;\n" ..
       "        const long k0 = ct * BK;\n" .. fold .. "        kg_wg_fence_async();\n        __syncthreads();\n      }\n"
   end
