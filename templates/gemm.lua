@@ -36,10 +36,12 @@
 --   simt  portable tiled FMA GEMM: A and B tiles of BK columns in shared
 --         memory as float, (BM/TM) x (BN/TN) threads each computing TM x TN
 --         outputs.  OpenCL, f32, and everything else.
---   mma   CUDA sm_80+, f16/bf16: mma.sync m16n8k16 tensor cores (inline
---         PTX) with ldmatrix fragments and fp32 accumulation; WM x WN warps
+--   mma   CUDA sm_80+: mma.sync tensor cores (inline PTX) with ldmatrix
+--         fragments and fp32 accumulation, m16n8k16 for f16/bf16 and, for
+--         f32, m16n8k8 TF32 three times per product (3xTF32, below, so the
+--         error stays near f32's); WM x WN warps
 --         each computing a (BM/WM) x (BN/WN) warp tile; a STAGES-deep ring of
---         shared-memory tiles ([row][BK + 8] halves, padded so ldmatrix is
+--         shared-memory tiles ([row][BK + 16 bytes], padded so ldmatrix is
 --         conflict-free) filled by cp.async (16 bytes, zero-filled at the
 --         edges) when the operand is contiguous and 16-byte aligned along K,
 --         else by a register path (load, compute the prologue, convert,
@@ -188,16 +190,18 @@ local function kcontig(mp)
   return n == 0 or mp.cd[n][2] == 1
 end
 
--- rows contiguous in groups of 8 and every other stride and the offset a
--- multiple of 8: an aligned group of 8 rows is one 16-byte load
-local function mvec(mp)
+-- rows contiguous in groups of g (8 unless given) and every other stride
+-- and the offset a multiple of g: an aligned group of g rows is one
+-- 16-byte load (8 halves, 4 floats)
+local function mvec(mp, g)
+  g = g or 8
   local n = #mp.rd
-  if n == 0 or mp.rd[n][2] ~= 1 or mp.rd[n][1] % 8 ~= 0 or mp.off % 8 ~= 0 then
+  if n == 0 or mp.rd[n][2] ~= 1 or mp.rd[n][1] % g ~= 0 or mp.off % g ~= 0 then
     return false
   end
-  for _, d in ipairs(mp.zd) do if d[2] % 8 ~= 0 then return false end end
-  for i = 1, n - 1 do if mp.rd[i][2] % 8 ~= 0 then return false end end
-  for _, d in ipairs(mp.cd) do if d[2] % 8 ~= 0 then return false end end
+  for _, d in ipairs(mp.zd) do if d[2] % g ~= 0 then return false end end
+  for i = 1, n - 1 do if mp.rd[i][2] % g ~= 0 then return false end end
+  for _, d in ipairs(mp.cd) do if d[2] % g ~= 0 then return false end end
   return true
 end
 
@@ -380,6 +384,7 @@ local function analyze(spec)
   end
   if not err then
     P.dt = spec.args[1].dtype
+    P.vec = P.dt == "f32" and 4 or 8     -- elements in 16 bytes
     for _, a in ipairs(spec.args) do
       if not float_dt[a.dtype] then err = "dtype " .. a.dtype .. " of " .. a.cname end
       if a.dtype ~= P.dt then err = "mixed dtypes" end
@@ -392,7 +397,8 @@ end
 
 -- can operand o be copied with 16-byte cp.async?
 local function fast(spec, P, o, design)
-  return design.path ~= "simt" and o.kind == "strided" and P.K % 8 == 0 and aligned(o.mp, 8)
+  return design.path ~= "simt" and o.kind == "strided" and P.K % P.vec == 0 and
+    aligned(o.mp, P.vec)
 end
 
 -- mma: is A read along M (rows contiguous, k strided: a conv over [B, C, T],
@@ -417,6 +423,14 @@ local function out_mfast(P)
   local nc, nr = #mp.cd, #mp.rd
   if nc > 0 and mp.cd[nc][2] == 1 then return false end
   return nr > 0 and mp.rd[nr][2] == 1
+end
+
+-- shared memory of the mma path: STAGES A and B tiles, rows padded by 16
+-- bytes (f32 for the tf32 split, else 16-bit)
+local function mma_smem(P, cfg)
+  local v = P.vec
+  local asz = a_trans(P, cfg) and cfg.BK * (cfg.BM + 8) or cfg.BM * (cfg.BK + v)
+  return cfg.STAGES * (asz + cfg.BN * (cfg.BK + v)) * (16 // v)
 end
 
 -- shared memory of the wgmma path: the stages, or the f32 tile of the
@@ -473,25 +487,24 @@ function T.constraints(spec, cfg)
   local ncols = P.glu and 2 * P.N or P.N
   if cfg.path == "mma" then
     if spec.backend ~= "cuda" then return false, "mma is CUDA only" end
-    if sm_of(spec) < 80 then return false, "mma.sync m16n8k16 needs sm_80" end
-    if P.dt ~= "f16" and P.dt ~= "bf16" then return false, "tensor cores need f16 or bf16" end
+    if sm_of(spec) < 80 then return false, "mma.sync needs sm_80" end
     if cfg.TM ~= 1 or cfg.TN ~= 1 then return false, "TM, TN are simt knobs" end
     if cfg.MINB ~= 1 then return false, "MINB is a wgmma knob" end
     if cfg.STAGES < 2 then return false, "mma pipelines at least 2 stages" end
     if cfg.STAGES > 2 and cfg.STAGES > kg.cdiv(P.K, BK) + 1 then
       return false, "more stages than K tiles to fill them"
     end
-    if BK < 16 then return false, "BK below the mma k of 16" end
+    local mk = P.dt == "f32" and 8 or 16      -- m16n8k8 tf32, m16n8k16 f16/bf16
+    if BK < mk then return false, "BK below the mma k" end
     if BM % (16 * cfg.WM) ~= 0 then return false, "warp tile rows not a multiple of 16" end
     if BN % (16 * cfg.WN) ~= 0 then return false, "warp tile columns not a multiple of 16" end
     local acc = (BM // cfg.WM // 16) * (BN // cfg.WN // 8) * 4
     if acc > 128 then return false, "more than 128 accumulators per thread" end
-    local asz = a_trans(P, cfg) and BK * (BM + 8) or BM * (BK + 8)
-    local smem = cfg.STAGES * (asz + BN * (BK + 8)) * 2 + ln_extra(P, cfg, nt)
+    local smem = mma_smem(P, cfg) + ln_extra(P, cfg, nt)
     if smem > spec.limits.smem then return false, "shared memory over the limit" end
     if not fits(BM, P.M, 16) then return false, "BM larger than M needs" end
     if not fits(BN, ncols, 16) then return false, "BN larger than N needs" end
-    if not fits(BK, P.K, 16) then return false, "BK larger than K needs" end
+    if not fits(BK, P.K, mk) then return false, "BK larger than K needs" end
   elseif cfg.path == "wgmma" then
     if spec.backend ~= "cuda" then return false, "wgmma is CUDA only" end
     if sm_of(spec) ~= 90 then return false, "wgmma is sm_90's" end
@@ -551,8 +564,7 @@ function T.launch(spec, cfg)
   local tiles = kg.cdiv(P.M, cfg.BM) * kg.cdiv(P.N, bnl)
   local smem = 0
   if cfg.path == "mma" then
-    local asz = a_trans(P, cfg) and cfg.BK * (cfg.BM + 8) or cfg.BM * (cfg.BK + 8)
-    smem = cfg.STAGES * (asz + cfg.BN * (cfg.BK + 8)) * 2
+    smem = mma_smem(P, cfg)
   elseif cfg.path == "wgmma" then
     smem = wgmma_smem(P, cfg)
   end
@@ -622,10 +634,10 @@ local function loader(spec, P, which, design, store, dst)
   if fast(spec, P, o, design) then
     return kg.line() .. "\n" .. fill([[
       #pragma unroll
-      for (int i = 0; i < GEMM_CDIV($R * BK / 8, GEMM_NT); i++) {
+      for (int i = 0; i < GEMM_CDIV($R * BK / $v, GEMM_NT); i++) {
         const int e = tid + i * GEMM_NT;
-        if (($R * BK / 8) % GEMM_NT == 0 || e < $R * BK / 8) {
-          const int ri = e / (BK / 8), ki = e % (BK / 8) * 8;
+        if (($R * BK / $v) % GEMM_NT == 0 || e < $R * BK / $v) {
+          const int ri = e / (BK / $v), ki = e % (BK / $v) * $v;
           $row
           const long k = k0 + ki;
           const int in = ok && k < GEMM_K;
@@ -633,7 +645,7 @@ local function loader(spec, P, which, design, store, dst)
         }
       }
 ]], { R = R, row = rowcode(P, which, design), dst = dst, ptr = o.mp.arg.cname,
-      addr = addr(o.mp, "z", "r", "k") })
+      addr = addr(o.mp, "z", "r", "k"), v = P.vec })
   end
   local map = o.kfast and "const int ri = e / BK, ki = e % BK;" or
     "const int ri = e % $R, ki = e / $R;"
@@ -662,25 +674,25 @@ end
 -- load when the rows are contiguous and aligned (mvec), else 8 coalesced
 -- scalar loads; the store is one 16-byte vector.
 local function loader_trans(spec, P, dst)
-  local o, dt = P.A, P.dt
+  local o, dt, G = P.A, P.dt, P.vec
   local L = I32 and tostring or lit
   local ct = kg.ctype(spec, dt)
   local decl, fetch, put
-  -- `pre`, then `each` (a statement setting pk[j]) for the 8 values, then
+  -- `pre`, then `each` (a statement setting pk[j]) for the G values, then
   -- one 16-byte store into the tile
   local function pack(pre, each)
     return fill([[
 $pre
-          __align__(16) $ct pk[8];
+          __align__(16) $ct pk[$G];
           #pragma unroll
-          for (int j = 0; j < 8; j++) $each
+          for (int j = 0; j < $G; j++) $each
           *(uint4 *)($dst + ki * GEMM_BMP + rg) = *(const uint4 *)pk;]],
-      { pre = pre, each = each, ct = ct, dst = dst })
+      { pre = pre, each = each, ct = ct, dst = dst, G = G })
   end
   -- the scalar fetches fill gemm_av; their put converts and packs it
-  decl = "float gemm_av[GEMM_TAI][8];"
+  decl = "float gemm_av[GEMM_TAI][" .. G .. "];"
   put = pack("", kg.store(spec, dt, "pk", "j", "gemm_av[i][j]"))
-  if o.kind == "strided" and mvec(o.mp) then
+  if o.kind == "strided" and mvec(o.mp, G) then
     decl = "uint4 gemm_ar[GEMM_TAI];"
     fetch = fill([[
           gemm_ar[i] = make_uint4(0u, 0u, 0u, 0u);
@@ -693,7 +705,7 @@ $pre
       put = pack("          const " .. at .. " *rh = (const " .. at .. " *)&gemm_ar[i];",
         kg.store(spec, dt, "pk", "j", kg.load(spec, o.mp.arg.dtype, "rh", "j")))
     end
-  elseif o.kind == "gated" and mvec(o.gate) and mvec(o.filt) then
+  elseif o.kind == "gated" and mvec(o.gate, G) and mvec(o.filt, G) then
     decl = "uint4 gemm_ag[GEMM_TAI], gemm_af[GEMM_TAI];"
     fetch = fill([[
           gemm_ag[i] = gemm_af[i] = make_uint4(0u, 0u, 0u, 0u);
@@ -742,35 +754,35 @@ $pre
                  fl = kg.load(spec, o.filt.arg.dtype, "fh", "j"),
                  store = kg.store(spec, dt, "pk", "j", "v") }))
     end
-  elseif o.kind == "conv" and o.stride == 1 and o.Tout % 8 == 0 then
-    -- 8 rows of one batch: the divisions once, then 8 consecutive taps
+  elseif o.kind == "conv" and o.stride == 1 and o.Tout % G == 0 then
+    -- G rows of one batch: the divisions once, then G consecutive taps
     fetch = fill([[
           const $ix cb = ($ix)r0 / $Tout, ct0 = ($ix)r0 % $Tout, cci = ($ix)k / $KS, ckk = ($ix)k % $KS;
           const $ix cbase = $off + cb * $sxB + (($ix)z * $Cig + cci) * $sxC;
           const $ix ctb = ct0 - $pad + ckk * $dil;
           #pragma unroll
-          for (int j = 0; j < 8; j++) {
+          for (int j = 0; j < $G; j++) {
             const $ix tin = ctb + j;
             gemm_av[i][j] = r0 < GEMM_M && k < GEMM_K && tin >= 0L && tin < $Tin ?
               $ld : 0.0f;
           }]], { Tout = L(o.Tout), KS = L(o.KS), off = L(o.off), sxB = L(o.sxB),
                  Cig = L(o.Cig), sxC = L(o.sxC), pad = L(o.pad), dil = L(o.dil),
-                 Tin = L(o.Tin), ix = I32 and "int" or "long",
+                 Tin = L(o.Tin), ix = I32 and "int" or "long", G = G,
                  ld = kg.load(spec, o.x.dtype, o.x.cname, "cbase + tin * " .. L(o.sxT)) })
   else
     fetch = fill([[
           #pragma unroll
-          for (int j = 0; j < 8; j++) {
+          for (int j = 0; j < $G; j++) {
             const long r = r0 + j;
             gemm_av[i][j] = r < GEMM_M ? $value : 0.0f;
-          }]], { value = value(spec, P, o, "z", "r", "k", "rg + j") })
+          }]], { value = value(spec, P, o, "z", "r", "k", "rg + j"), G = G })
   end
   local loop = [[
       #pragma unroll
       for (int i = 0; i < GEMM_TAI; i++) {
         const int e = tid + i * GEMM_NT;
-        if ((BK * (BM / 8)) % GEMM_NT == 0 || e < BK * (BM / 8)) {
-          const int ki = e / (BM / 8), rg = e % (BM / 8) * 8;
+        if ((BK * (BM / $G)) % GEMM_NT == 0 || e < BK * (BM / $G)) {
+          const int ki = e / (BM / $G), rg = e % (BM / $G) * $G;
           const long r0 = m0 + rg, k = k0 + ki;
           (void)r0; (void)k;
 $body
@@ -778,8 +790,8 @@ $body
       }
 ]]
   return "      " .. decl .. "\n",
-    kg.line() .. "\n" .. fill(loop, { body = fetch }),
-    kg.line() .. "\n" .. fill(loop, { body = put })
+    kg.line() .. "\n" .. fill(loop, { body = fetch, G = G }),
+    kg.line() .. "\n" .. fill(loop, { body = put, G = G })
 end
 
 -- C code of the LayerNorm prepass: gemm_mean[BM], gemm_rstd[BM] of rows m0..
@@ -837,8 +849,9 @@ local function fold_col(spec, P, wv, stb)
               $stb
               cw += wg;
               cb += $beta * wv;
-            }]], { wv = wv, round = (P.dt == "bf16" and "kg_round_bf16(" or "kg_round_f16(") ..
-                     "wv * " .. g .. ")", stb = stb, beta = b })
+            }]], { wv = wv, round = (P.dt == "bf16" and "kg_round_bf16(" or
+                     P.dt == "f16" and "kg_round_f16(" or "(") .. "wv * " .. g .. ")",
+                   stb = stb, beta = b })
 end
 
 -- C code of the fold pass over the tiles in shared memory: row sums and sums
@@ -1153,7 +1166,26 @@ end
 -- cp.async and ldmatrix (both tensor-core paths), and mma.sync (mma's)
 local function mma_helpers(spec, P, design)
   local ab = P.dt == "bf16" and "bf16" or "f16"
-  local mma = design.path == "mma" and fill([[
+  local mma = design.path == "mma" and P.dt == "f32" and [[
+static __device__ __forceinline__ void kg_gemm_mma(float *c, const unsigned *a, const unsigned *b)
+{
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, "
+               "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+/* x (f32 bits) -> big, x rounded to TF32 (in x), and small = x - big */
+template <int N> static __device__ __forceinline__ void kg_gemm_split(unsigned *x, unsigned *small)
+{
+  #pragma unroll
+  for (int i = 0; i < N; i++) {
+    unsigned big;
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(big) : "f"(__uint_as_float(x[i])));
+    small[i] = __float_as_uint(__uint_as_float(x[i]) - __uint_as_float(big));
+    x[i] = big;
+  }
+}
+]] or design.path == "mma" and fill([[
 static __device__ __forceinline__ void kg_gemm_mma(float *c, const unsigned *a, const unsigned *b)
 {
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.$ab.$ab.f32 {%0, %1, %2, %3}, "
@@ -1193,13 +1225,22 @@ end
 
 -- ldmatrix of the A fragment of rows GEMM_ROW(mi).. and columns ks.. of the
 -- stage tile as_c into dst (the m16n8k16 A layout, also wgmma's register A)
-local function afrag(atr, dst)
+local function afrag(atr, dst, f32)
+  if atr and f32 then
+    -- tf32 m16n8k8: (row g, k t), (g + 8, t), (g, t + 4), (g + 8, t + 4)
+    -- with g = lane / 4, t = lane % 4, read as scalars from [BK][BM + 8]
+    -- (a pitch of 8 mod 32 words: the 32 lanes hit 32 banks)
+    return "{ const float *ap = as_c + (ks + (lane & 3)) * GEMM_BMP + GEMM_ROW(mi) + (lane >> 2);\n" ..
+      "              " .. dst .. "[0] = __float_as_uint(ap[0]); " .. dst .. "[1] = __float_as_uint(ap[8]);\n" ..
+      "              " .. dst .. "[2] = __float_as_uint(ap[4 * GEMM_BMP]); " ..
+      dst .. "[3] = __float_as_uint(ap[4 * GEMM_BMP + 8]); }"
+  end
   if atr then
     return "kg_gemm_ldsm4t(" .. dst .. ", as_c + (ks + (lane & 7) + ((lane >> 4) << 3)) * GEMM_BMP + " ..
       "GEMM_ROW(mi) + (((lane >> 3) & 1) << 3));"
   end
   return "kg_gemm_ldsm4(" .. dst .. ", as_c + (GEMM_ROW(mi) + (lane & 15)) * GEMM_BKP + " ..
-    "ks + ((lane >> 4) << 3));"
+    "ks + (lane >> 4) * (GEMM_MK / 2));"
 end
 
 -- the epilogue over the accumulators acc[mi][ni][4] of both tensor-core
@@ -1257,6 +1298,36 @@ local function mma_epilogue(spec, P, design)
 ]], { epi = epilogue(spec, P), fix = fix, mu = mu })
 end
 
+-- the MMAs of one k step over the fragments af, bf.  f32 runs each product
+-- as three TF32 ones (3xTF32): x = big + small with big = x rounded to TF32,
+-- and a*b ~ a.small*b.big + a.big*b.small + a.big*b.big, which keeps the
+-- error near f32's (one TF32 product alone would be near 1e-3 relative).
+-- Each of the three goes over all (mi, ni) in turn, so that consecutive
+-- MMAs never wait on one accumulator.
+local mma_16 = [[
+          #pragma unroll
+          for (int mi = 0; mi < GEMM_MI; mi++)
+            #pragma unroll
+            for (int ni = 0; ni < GEMM_NI; ni++) kg_gemm_mma(acc[mi][ni], af[mi], bf[ni]);]]
+local mma_3xtf32 = [[
+          unsigned as_[GEMM_MI][4], bs_[GEMM_NI][2];
+          #pragma unroll
+          for (int mi = 0; mi < GEMM_MI; mi++) kg_gemm_split<4>(af[mi], as_[mi]);
+          #pragma unroll
+          for (int ni = 0; ni < GEMM_NI; ni++) kg_gemm_split<2>(bf[ni], bs_[ni]);
+          #pragma unroll
+          for (int mi = 0; mi < GEMM_MI; mi++)
+            #pragma unroll
+            for (int ni = 0; ni < GEMM_NI; ni++) kg_gemm_mma(acc[mi][ni], as_[mi], bf[ni]);
+          #pragma unroll
+          for (int mi = 0; mi < GEMM_MI; mi++)
+            #pragma unroll
+            for (int ni = 0; ni < GEMM_NI; ni++) kg_gemm_mma(acc[mi][ni], af[mi], bs_[ni]);
+          #pragma unroll
+          for (int mi = 0; mi < GEMM_MI; mi++)
+            #pragma unroll
+            for (int ni = 0; ni < GEMM_NI; ni++) kg_gemm_mma(acc[mi][ni], af[mi], bf[ni]);]]
+
 local function emit_mma(spec, P, design)
   local dt = P.dt
   local ct = kg.ctype(spec, dt)
@@ -1278,22 +1349,23 @@ local function emit_mma(spec, P, design)
   local src = {
     kg.prelude(spec),
     common(spec, P, design),
-    kg.line() .. "\n" .. [[
+    kg.line() .. "\n" .. fill([[
 #define GEMM_NT (32 * WM * WN)
 #define GEMM_WTM (BM / WM)
 #define GEMM_WTN (BN / WN)
 #define GEMM_ROW(mi) (wm * GEMM_WTM + (mi) * 16)
 #define GEMM_MI (GEMM_WTM / 16)
 #define GEMM_NI (GEMM_WTN / 8)
-#define GEMM_BKP (BK + 8)
+#define GEMM_BKP (BK + $vec)
 #define GEMM_BMP (BM + 8)
-#define GEMM_TAI GEMM_CDIV(BK * (BM / 8), GEMM_NT)
+#define GEMM_MK $mk
+#define GEMM_TAI GEMM_CDIV(BK * (BM / $vec), GEMM_NT)
 #define GEMM_GLU_G GEMM_WTN
 #define GEMM_KT GEMM_CDIV(GEMM_K, (long)BK)
-#if BM % (16 * WM) != 0 || BN % (16 * WN) != 0 || BK % 16 != 0 || STAGES < 2
-#error "mma needs 16-multiple warp tiles, BK % 16 == 0 and STAGES >= 2"
+#if BM % (16 * WM) != 0 || BN % (16 * WN) != 0 || BK % GEMM_MK != 0 || STAGES < 2
+#error "mma needs 16-multiple warp tiles, BK a multiple of the mma k and STAGES >= 2"
 #endif
-]],
+]], { vec = P.vec, mk = P.dt == "f32" and 8 or 16 }),
     mma_helpers(spec, P, design),
     kg.line() .. "\n" .. fill([[
 KG_KERNEL void __launch_bounds__(GEMM_NT) $name(
@@ -1326,7 +1398,7 @@ $afetch
         (void)k0;
 $fold
         #pragma unroll
-        for (int ks = 0; ks < BK; ks += 16) {
+        for (int ks = 0; ks < BK; ks += GEMM_MK) {
           unsigned af[GEMM_MI][4], bf[GEMM_NI][2];
           #pragma unroll
           for (int mi = 0; mi < GEMM_MI; mi++)
@@ -1334,14 +1406,11 @@ $fold
           #pragma unroll
           for (int nj = 0; nj < GEMM_NI / 2; nj++) {
             unsigned t[4];
-            kg_gemm_ldsm4(t, bs_c + (wn * GEMM_WTN + nj * 16 + (lane & 7) + ((lane >> 4) << 3)) * GEMM_BKP + ks + (((lane >> 3) & 1) << 3));
+            kg_gemm_ldsm4(t, bs_c + (wn * GEMM_WTN + nj * 16 + (lane & 7) + ((lane >> 4) << 3)) * GEMM_BKP + ks + ((lane >> 3) & 1) * (GEMM_MK / 2));
             bf[2 * nj][0] = t[0]; bf[2 * nj][1] = t[1];
             bf[2 * nj + 1][0] = t[2]; bf[2 * nj + 1][1] = t[3];
           }
-          #pragma unroll
-          for (int mi = 0; mi < GEMM_MI; mi++)
-            #pragma unroll
-            for (int ni = 0; ni < GEMM_NI; ni++) kg_gemm_mma(acc[mi][ni], af[mi], bf[ni]);
+$mmas
         }
       }
       if (it < GEMM_KT) {
@@ -1365,7 +1434,7 @@ $epi
       loada = atr and aput or loader(spec, P, "A", design, sta, "as_w"),
       adecl = adecl, afetch = afetch,
       loadb = loader(spec, P, "B", design, stb, "bs_w"), epi = epi, ast = ast,
-      afrag = afrag(atr, "af[mi]") }),
+      afrag = afrag(atr, "af[mi]", dt == "f32"), mmas = dt == "f32" and mma_3xtf32 or mma_16 }),
   }
   return table.concat(src, "\n")
 end
@@ -1700,6 +1769,7 @@ local function emit_wgmma(spec, P, design)
 #define GEMM_NI (GEMM_WTN / 8)
 #define GEMM_BKP (BK + 8)
 #define GEMM_BMP (BM + 8)
+#define GEMM_MK 16
 #define GEMM_TAI GEMM_CDIV(BK * (BM / 8), GEMM_NT)
 #define GEMM_GLU_G GEMM_WTN
 #define GEMM_KT GEMM_CDIV(GEMM_K, (long)BK)

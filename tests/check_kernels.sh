@@ -95,5 +95,35 @@ if [ "$mode" = sm_90 ]; then
         echo "ok   gen --where: gated epilogue and prologue vectorised at T=96 only"
     fi
 fi
+# f32 GEMMs take the tensor cores too (3xTF32 on mma.sync m16n8k8): every
+# GEMM kernel of the WaveNet layer in f32 compiles on path=mma, and its
+# dilated conv (A read along T) uses the transposed tile with scalar
+# fragment loads, the TF32 split and the m16n8k8 MMA.
+if [ "${mode#sm_}" != "$mode" ]; then
+    total=$((total + 1))
+    w=$src/examples/wavenet_layer.pat
+    wd=$(mktemp -d)
+    bad=
+    # shellcheck disable=SC2046
+    out=$("$kgen" check "$w" $args --configs 3 --dtype DT=f32 --where path=mma $(small "$w") 2>&1) ||
+        bad="$bad check"
+    n=$(echo "$out" | grep -c ' ok .*path=mma')
+    [ "$n" -ge 12 ] || bad="$bad mma-candidates=$n"
+    # shellcheck disable=SC2046
+    "$kgen" gen "$w" --dtype DT=f32 $(small "$w") --backend cuda --arch "$mode" \
+        -o "$wd/out" --where path=mma >/dev/null 2>&1 || bad="$bad gen"
+    cu="$wd/out/k3_conv1d.none.mma.cu"
+    grep -q 'm16n8k8.row.col.f32.tf32.tf32.f32' "$cu" 2>/dev/null || bad="$bad no-tf32-mma"
+    grep -q 'cvt.rna.tf32.f32' "$cu" 2>/dev/null || bad="$bad no-split"
+    grep -q 'ap\[4 \* GEMM_BMP\]' "$cu" 2>/dev/null || bad="$bad no-trans-tile"
+    rm -rf "$wd"
+    if [ -n "$bad" ]; then
+        failed=$((failed + 1))
+        echo "FAILED: f32 on path=mma:$bad"
+        echo "$out"
+    else
+        echo "ok   f32 on path=mma: $n candidates (3xTF32), the conv through the transposed tile"
+    fi
+fi
 echo "$((total - failed))/$total models pass kgen check ($mode)"
 [ "$failed" -eq 0 ]
