@@ -603,16 +603,22 @@ static void push_arg(lua_State *L, SpecBuild *B, const Value *v, int index,
     arena_free(tmp);
 }
 
+/* The limits a template sees: shared memory and threads per block, and
+ * the compute units (SMs) of the arch's common data-centre part, for
+ * rank()'s estimate of waves (nominal, so that the order does not depend
+ * on which device of the arch runs the tuner) */
 static const char *backend_arch_limits(const char *arch, int64_t *smem,
-                                       int64_t *threads)
+                                       int64_t *threads, int64_t *units)
 {
     *threads = 1024;
     if (!strncmp(arch, "sm_", 3)) {
         int sm = atoi(arch + 3);
         *smem = sm >= 90 ? 232448 : sm >= 80 ? 166912 : 101376;
+        *units = sm >= 90 ? 132 : sm == 80 ? 108 : 80;
         return "cuda";
     }
     *smem = 32768;                     /* OpenCL's guaranteed minimum */
+    *units = 16;
     return "opencl";
 }
 
@@ -625,8 +631,8 @@ int template_bind(Template *t, const Plan *p, const Kernel *k,
     if (t->spec != LUA_NOREF)
         luaL_unref(L, LUA_REGISTRYINDEX, t->spec);
     t->spec = LUA_NOREF;
-    int64_t smem, threads;
-    const char *backend = backend_arch_limits(arch, &smem, &threads);
+    int64_t smem, threads, units;
+    const char *backend = backend_arch_limits(arch, &smem, &threads, &units);
     if (!template_has_backend(t, backend)) {
         str_printf(err, "%s has no %s backend", t->chunk, backend);
         return -1;
@@ -643,9 +649,10 @@ int template_bind(Template *t, const Plan *p, const Kernel *k,
     set_str(L, "template", k->template_name);
     set_str(L, "backend", backend);
     set_str(L, "arch", arch);
-    lua_createtable(L, 0, 2);
+    lua_createtable(L, 0, 3);
     set_int(L, "smem", smem);
     set_int(L, "threads", threads);
+    set_int(L, "units", units);
     lua_setfield(L, -2, "limits");
     /* arguments: inputs, then outputs */
     lua_createtable(L, k->nin + k->nout, 0);
@@ -818,6 +825,31 @@ int template_check(Template *t, const int *cfg, bool *ok, Str *reason)
     if (!*ok && lua_isstring(L, -1))
         str_printf(reason, "%s", lua_tostring(L, -1));
     lua_pop(L, 2);
+    return 0;
+}
+
+/* The template's rank(spec, cfg), a relative cost estimate: NAN when it
+ * has none; -1 on an error or a result that is not a number. */
+int template_rank(Template *t, const int *cfg, double *cost, Str *err)
+{
+    lua_State *L = t->L;
+    *cost = NAN;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, t->ref);
+    lua_getfield(L, -1, "rank");
+    bool has = lua_isfunction(L, -1);
+    lua_pop(L, 2);
+    if (!has)
+        return 0;
+    if (method(t, "rank", cfg, false, 1, err))
+        return -1;
+    int isnum;
+    double v = lua_tonumberx(L, -1, &isnum);
+    lua_pop(L, 1);
+    if (!isnum || isnan(v)) {
+        str_printf(err, "%s: rank() must return a number", t->chunk);
+        return -1;
+    }
+    *cost = v;
     return 0;
 }
 

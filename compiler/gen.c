@@ -14,6 +14,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -281,7 +282,49 @@ out:
     return rc;
 }
 
-/* `kgen space TEMPLATE [MODEL.pat] [--arch A]` */
+/* a config that passes, with the template's cost estimate */
+typedef struct Ranked {
+    int *cfg;
+    double cost;
+    int seq;                   /* the space's order, for ties */
+} Ranked;
+
+static int rank_nd;            /* design knobs, for by_point_cost */
+static int by_point_cost(const void *x, const void *y)
+{
+    const Ranked *a = x, *b = y;
+    int d = memcmp(a->cfg, b->cfg, (size_t)rank_nd * sizeof(int));
+    if (d)
+        return d < 0 ? -1 : 1;
+    if (!isnan(a->cost) && !isnan(b->cost) && a->cost != b->cost)
+        return a->cost < b->cost ? -1 : 1;
+    return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* --rank N: the N best-ranked configs of each design point, the order in
+ * which the tuner's first batch samples them (tune.c, start_batch) */
+static void print_ranked(Template *t, Ranked *r, int nr, int n)
+{
+    rank_nd = template_ndesign(t);
+    qsort(r, (size_t)nr, sizeof *r, by_point_cost);
+    if (nr && isnan(r[0].cost)) {
+        printf("  templates/%s.lua has no rank(): the tuner samples design "
+               "points uniformly\n", template_name(t));
+        return;
+    }
+    for (int i = 0, k = 0; i < nr; i++) {
+        if (i && memcmp(r[i].cfg, r[i - 1].cfg, (size_t)rank_nd * sizeof(int)))
+            k = 0;
+        if (k++ >= n)
+            continue;
+        Str s = {0};
+        template_cfg_str(t, r[i].cfg, &s);
+        printf("  %3d  %-10.4g %s\n", k, r[i].cost, s.buf ? s.buf : "");
+        str_free(&s);
+    }
+}
+
+/* `kgen space TEMPLATE [MODEL.pat] [--arch A] [--rank N]` */
 int cmd_space(const Options *o)
 {
     if (!o->template_arg) {
@@ -340,6 +383,8 @@ int cmd_space(const Options *o)
         }
         int *cfg = calloc((size_t)nk + 1, sizeof *cfg);
         long long pass = 0, all = 0;
+        Ranked *r = NULL;
+        int nr = 0, cap = 0;
         do {
             bool ok;
             Str why = {0};
@@ -351,12 +396,28 @@ int cmd_space(const Options *o)
             }
             str_free(&why);
             all++;
-            pass += ok && config_where(t, cfg, o);
+            ok = ok && config_where(t, cfg, o);
+            pass += ok;
+            if (ok && o->rank) {
+                double cost;
+                if (template_rank(t, cfg, &cost, &why)) {
+                    fprintf(stderr, "kgen: error: %s\n", why.buf);
+                    str_free(&why);
+                    rc = 1;
+                    break;
+                }
+                int *c = arena_alloc(a, (size_t)nk * sizeof *c);
+                memcpy(c, cfg, (size_t)nk * sizeof *c);
+                Ranked x = {c, cost, nr};
+                ARENA_PUSH(a, r, nr, cap, x);
+            }
         } while (cfg_next(t, cfg, 0, nk));
         free(cfg);
         printf("%s (%s, lines %d-%d) on %s: %lld of %lld configs pass the "
                "constraints\n", kk->name, kk->op, kk->line_first, kk->line_last,
                arch, pass, all);
+        if (o->rank)
+            print_ranked(t, r, nr, o->rank);
     }
     if (!found)
         printf("no kernel of %s uses template %s%s%s\n", p->g->name,

@@ -542,6 +542,9 @@ int template_bind(Template *t, const Plan *p, const Kernel *k,
                   const char *arch, Str *err);
 int template_check(Template *t, const int *cfg, bool *ok, Str *reason);
 int template_launch(Template *t, const int *cfg, Launch *out, Str *err);
+/* rank(spec, cfg), the template's relative cost estimate (lower first);
+ * NAN when the template has none, -1 on an error */
+int template_rank(Template *t, const int *cfg, double *cost, Str *err);
 int template_emit(Template *t, const int *cfg, Str *src, Str *err);
 void template_cfg_str(const Template *t, const int *cfg, Str *out);
 int template_eval(Template *t, const char *code, Str *out, Str *err);
@@ -610,6 +613,7 @@ typedef struct Options {
     const char *kernel;        /* --kernel NAME */
     bool compile_only;         /* --compile-only */
     int configs;               /* --configs N: sample per design point */
+    int rank;                  /* space --rank N: best-ranked per design point */
     const char *where[8];      /* --where KNOB=V[,V...]: only those configs */
     int nwhere;
     int verbose;               /* -v */

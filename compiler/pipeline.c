@@ -318,9 +318,12 @@ static void usage(FILE *fp)
         "                     (of N stacked layers) for examples/fused_demo\n"
         "  gen   MODEL.pat --backend cuda|opencl [--arch sm_90] -o DIR\n"
         "                     write the expanded kernel sources, for reading\n"
-        "  space TEMPLATE [MODEL.pat [--kernel NAME]] [--arch A]\n"
+        "  space TEMPLATE [MODEL.pat [--kernel NAME]] [--arch A] [--rank N]\n"
         "                     a template's design and tuning space, and how\n"
-        "                     many configs pass a kernel's constraints\n"
+        "                     many configs pass a kernel's constraints;\n"
+        "                     --rank: the N best by the template's cost\n"
+        "                     estimate, per design point (the tuner's first\n"
+        "                     samples)\n"
         "  check MODEL.pat [--arch opencl|sm_90] [--kernel NAME] [--configs N]\n"
         "        [--compile-only] [--seed N]\n"
         "                     compile sampled candidates of every kernel, run\n"
@@ -408,7 +411,7 @@ int kgen_main(int argc, char **argv)
             "--patterns", "--max-input", "-d", "--templates", "--arch",
             "--backend", "-o", "--kernel", "--configs", "--db", "--strategy",
             "--budget", "--time", "--device", "--jobs", "--timeout",
-            "--threshold", "--role", "--save", "--layers", "--where"};
+            "--threshold", "--role", "--save", "--layers", "--where", "--rank"};
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++) {
             size_t n = strlen(with_value[k]);
             if (!strncmp(s, with_value[k], n) && (s[n] == 0 || s[n] == '=')) {
@@ -489,6 +492,15 @@ int kgen_main(int argc, char **argv)
                 goto out;
             }
             o.configs = (int)v;
+        } else if (!strcmp(s, "--rank")) {
+            char *end;
+            long v = strtol(val, &end, 10);
+            if (*end || end == val || v < 1 || v > 100000) {
+                fprintf(stderr, "kgen: error: --rank %s: expected 1 to "
+                        "100000\n", val);
+                goto out;
+            }
+            o.rank = (int)v;
         } else if (!strcmp(s, "--db")) {
             o.db = val;
         } else if (!strcmp(s, "--strategy")) {

@@ -230,6 +230,7 @@ typedef struct Cand {
     bool retime;               /* the job is a re-timing */
     bool measured_now;
     const char *file;
+    double cost;               /* the template's rank(); NAN without one */
 } Cand;
 
 typedef struct Count {
@@ -758,40 +759,78 @@ static int strategy_list(Tuner *T, bool shuffle, int budget, uint64_t seed)
  * than any tile size, so each gets the same share, however few configs it
  * has), up to half the budget or `width`, whichever is more (at most the
  * budget, at least the default).  Fills batch, returns its length. */
+/* order[] of one design point's configs lo..hi-1: by the template's cost
+ * estimate when it has one (ties and NANs keep the space's order) */
+static const Cand *sort_c;
+static int by_cost(const void *x, const void *y)
+{
+    int i = *(const int *)x, j = *(const int *)y;
+    double a = sort_c[i].cost, b = sort_c[j].cost;
+    if (!isnan(a) && !isnan(b) && a != b)
+        return a < b ? -1 : 1;
+    if (isnan(a) != isnan(b))
+        return isnan(a) ? 1 : -1;
+    return (i > j) - (i < j);
+}
+
+/* The first batch: the default config, then round-robin over the design
+ * points (runs of adjacent configs with equal design knobs), so that each
+ * gets a sample before any gets two, up to half the budget (at least a
+ * batch).  Round 0 takes each design point's best-ranked config (rank() is
+ * the template's rough cost model); later rounds draw at random from the
+ * best-ranked sixteenth of it (at least 4 per round so far), and from the
+ * whole design point when the template has no rank(). */
 static int start_batch(Tuner *T, int *batch, int width, int budget, uint64_t *seed)
 {
     int nd = template_ndesign(T->t), n = 0, np = 0;
     int cap = budget / 2 > width ? budget / 2 : width;
     cap = cap < budget ? cap : budget;
     cap = cap < T->nc ? cap : T->nc;
-    /* the design points: runs of adjacent configs with equal design knobs */
     int *lo = malloc((size_t)(T->nc + 1) * sizeof *lo);
-    if (!lo)
+    int *order = malloc((size_t)(T->nc + 1) * sizeof *order);
+    char *used = calloc((size_t)T->nc + 1, 1);
+    if (!lo || !order || !used)
         die("out of memory");
-    for (int i = 0; i < T->nc; i++)
+    for (int i = 0; i < T->nc; i++) {
+        order[i] = i;
         if (i == 0 || memcmp(T->c[i].cfg, T->c[i - 1].cfg, (size_t)nd * sizeof(int)))
             lo[np++] = i;
+    }
     lo[np] = T->nc;
+    sort_c = T->c;
+    for (int d = 0; d < np; d++)
+        qsort(order + lo[d], (size_t)(lo[d + 1] - lo[d]), sizeof *order, by_cost);
     batch[n++] = 0;
+    used[0] = 1;
     for (int round = 0; n < cap && round < T->nc; round++) {
-        for (int d = 0; d < np && n < cap; d++) {
-            /* it has one config in per earlier round (the default is the
-             * first design point's in round 0) */
-            int size = lo[d + 1] - lo[d];
-            if ((round == 0 && d == 0) || round >= size)
+        for (int dd = 0; dd < np && n < cap; dd++) {
+            /* round 0 ends with the default's design point: the default
+             * is its sample unless rank() names a better one */
+            int d = round == 0 ? (dd + 1) % np : dd;
+            int size = lo[d + 1] - lo[d], left = 0;
+            bool ranked = !isnan(T->c[order[lo[d]]].cost);
+            if (round == 0 && d == 0 && !ranked)
                 continue;
-            int j;
-            bool dup;
-            do {
-                j = lo[d] + (int)(rng_next(seed) % (uint64_t)size);
-                dup = false;
-                for (int q = 0; q < n && !dup; q++)
-                    dup = batch[q] == j;
-            } while (dup);
+            int pool = !ranked ? size : size / 16 > 4 * round ? size / 16 : 4 * round;
+            pool = round == 0 && ranked ? 1 : pool < size ? pool : size;
+            for (int q = 0; q < pool; q++)
+                left += !used[order[lo[d] + q]];
+            if (!left)
+                continue;
+            /* the r-th unused config of the pool, r at random */
+            int r = (int)(rng_next(seed) % (uint64_t)left), j = -1;
+            for (int q = 0; q < pool; q++)
+                if (!used[order[lo[d] + q]] && r-- == 0) {
+                    j = order[lo[d] + q];
+                    break;
+                }
+            used[j] = 1;
             batch[n++] = j;
         }
     }
     free(lo);
+    free(order);
+    free(used);
     return n;
 }
 
@@ -926,6 +965,12 @@ static int tune_kernel(Tuner *T, TemplateCache *tc, Summary *sum)
         c->text = arena_strdup(T->a, s.buf ? s.buf : "");
         str_free(&s);
         c->median = c->min = c->max = c->rel = c->abs = -1;
+        if (template_rank(T->t, cfgs[i], &c->cost, &err)) {
+            fprintf(stderr, "kgen: error: %s: %s\n", k->name, err.buf);
+            str_free(&err);
+            sum->failed = true;
+            return -1;
+        }
     }
     if (!T->nc) {
         fprintf(stderr, "kgen: error: %s: no config of templates/%s.lua fits "

@@ -558,6 +558,61 @@ function T.constraints(spec, cfg)
   return true
 end
 
+-- A rough relative time of a config, for the order in which the tuner
+-- samples a design point first (it never skips one).  The busiest SM gets
+-- ceil(tiles / units) blocks and holds bps of them at a time (shared
+-- memory, threads, estimated registers); each block does BM x BN x K at an
+-- efficiency set by the warps resident on the SM (8 keep the tensor cores
+-- or the FMA pipes busy), the reuse of a warp's (simt: a thread's) tile,
+-- the work per K step against its barrier, the stages in flight, and the
+-- loads per thread of an A operand staged through registers.
+function T.rank(spec, cfg)
+  local P = analyze(spec)
+  if P.err then return math.huge end
+  local units = spec.limits.units or 80
+  local bnl = P.glu and cfg.BN // 2 or cfg.BN
+  local tiles = kg.cdiv(P.M, cfg.BM) * kg.cdiv(P.N, bnl) * P.Z
+  local nt = threads(cfg)
+  local smem, tm, tn, regs, reuse
+  if cfg.path == "simt" then
+    smem = 4 * cfg.BK * (cfg.BM + cfg.BN + 2)
+    tm, tn, reuse = cfg.TM, cfg.TN, 2
+    regs = 2 * tm * tn + 2 * (tm + tn) + 32
+  else
+    smem = cfg.path == "mma" and mma_smem(P, cfg) or wgmma_smem(P, cfg)
+    tm, tn = cfg.BM // cfg.WM, cfg.BN // cfg.WN
+    local lanes = cfg.path == "mma" and 32 or 128
+    local frag = cfg.path == "mma" and (tm // 16 * 4 + tn // 8 * 2) or tm // 64 * 4
+    if P.dt == "f32" then frag = 2 * frag end
+    regs = tm * tn // lanes + frag + 48
+    reuse = cfg.path == "mma" and 8 or 16
+  end
+  smem = smem + ln_extra(P, cfg, nt)
+  local spill = regs > 255 and 4 or 1
+  regs = math.min(regs, 255)
+  if cfg.MINB == 2 then regs = math.min(regs, 65536 // (2 * nt)) end
+  local bps = math.min((spec.limits.smem + 1024) // (smem + 1024), 2048 // nt,
+    65536 // (nt * regs), 32)
+  if bps < 1 then return math.huge end
+  local per = kg.cdiv(tiles, units)
+  local conc = math.min(bps, per)
+  local rounds = kg.cdiv(per, conc)
+  local ew = math.min(1, conc * nt / 32 / (cfg.path == "simt" and 16 or 8))
+  local i = tm * tn / (tm + tn)
+  local et = i / (i + reuse)
+  local ek = cfg.BK / (cfg.BK + 8)
+  local es = 1 - 0.5 / cfg.STAGES       -- loads in flight behind the MMAs
+  -- an A staged through registers (a prologue, a transposed or strided
+  -- read) costs each thread BM * BK / threads loads per K step
+  local ea = 1
+  local ao = P.A.kind == "ln" and cfg.ln == "fold" and P.A.raw or P.A
+  if cfg.path ~= "simt" and not fast(spec, P, ao, cfg) then
+    ea = 1 / (1 + cfg.BM * cfg.BK / (8 * nt))
+  end
+  local kpad = kg.cdiv(P.K, cfg.BK) * cfg.BK
+  return spill * rounds * conc * cfg.BM * cfg.BN * kpad / (ew * et * ek * es * ea)
+end
+
 function T.launch(spec, cfg)
   local P = analyze(spec)
   local bnl = P.glu and cfg.BN // 2 or cfg.BN

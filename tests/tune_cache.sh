@@ -89,6 +89,30 @@ EOF
 done
 echo "ok 1b anneal: every design point sampled"
 
+# ---- 1c. the first batch follows the template's rank() ---------------------
+# gemm estimates each config's cost; `kgen space --rank 1` names the best of
+# each design point, and anneal measures it in its first batch (a uniform
+# draw from the ~1000 configs of the conv would almost never hit it)
+# shellcheck disable=SC2086
+"$KGEN" space gemm $WAVENET --arch opencl --kernel k3_conv1d --rank 1 >"$W/rank.txt" ||
+    fail "space --rank exited $?"
+for seed in 1 2; do
+    # shellcheck disable=SC2086
+    "$KGEN" tune $WAVENET --arch opencl --db "$W/rank$seed.db" --strategy anneal \
+        --budget 4 --seed $seed --kernel k3_conv1d -q >/dev/null ||
+        fail "rank: tune exited $?"
+    py "$W/rank.txt" "$W/rank$seed.db" <<'EOF' || fail "rank (seed $seed)"
+import re, sqlite3, sys
+best = [m.group(1).strip() for m in
+        (re.match(r"^\s+1\s+\S+\s+(ln=.*)$", l) for l in open(sys.argv[1])) if m]
+assert len(best) == 1, best
+c = sqlite3.connect(sys.argv[2])
+got = {cfg for cfg, in c.execute("select config from trials")}
+sys.exit(0 if best[0] in got else "best-ranked %r not measured: %s" % (best[0], sorted(got)))
+EOF
+done
+echo "ok 1c anneal: the best-ranked config is in the first batch"
+
 # ---- 2. kill -9 mid-run -------------------------------------------------------
 snapshot() {
     py "$1" <<'EOF'
