@@ -853,6 +853,13 @@ int template_rank(Template *t, const int *cfg, double *cost, Str *err)
     return 0;
 }
 
+int template_rank_cmp(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return isnan(a) - isnan(b);
+    return (a > b) - (a < b);
+}
+
 static int read_dim3(lua_State *L, const char *field, unsigned out[3])
 {
     lua_getfield(L, -1, field);

@@ -296,9 +296,8 @@ static int by_point_cost(const void *x, const void *y)
     int d = memcmp(a->cfg, b->cfg, (size_t)rank_nd * sizeof(int));
     if (d)
         return d < 0 ? -1 : 1;
-    if (!isnan(a->cost) && !isnan(b->cost) && a->cost != b->cost)
-        return a->cost < b->cost ? -1 : 1;
-    return (a->seq > b->seq) - (a->seq < b->seq);
+    int c = template_rank_cmp(a->cost, b->cost);
+    return c ? c : (a->seq > b->seq) - (a->seq < b->seq);
 }
 
 /* --rank N: the N best-ranked configs of each design point, the order in

@@ -545,6 +545,8 @@ int template_launch(Template *t, const int *cfg, Launch *out, Str *err);
 /* rank(spec, cfg), the template's relative cost estimate (lower first);
  * NAN when the template has none, -1 on an error */
 int template_rank(Template *t, const int *cfg, double *cost, Str *err);
+/* -1, 0, 1 as cost a sorts before, with, after b (NAN last) */
+int template_rank_cmp(double a, double b);
 int template_emit(Template *t, const int *cfg, Str *src, Str *err);
 void template_cfg_str(const Template *t, const int *cfg, Str *out);
 int template_eval(Template *t, const char *code, Str *out, Str *err);

@@ -483,24 +483,15 @@ int kgen_main(int argc, char **argv)
                 goto out;
             }
             o.where[o.nwhere++] = val;
-        } else if (!strcmp(s, "--configs")) {
+        } else if (!strcmp(s, "--configs") || !strcmp(s, "--rank")) {
             char *end;
             long v = strtol(val, &end, 10);
             if (*end || end == val || v < 1 || v > 100000) {
-                fprintf(stderr, "kgen: error: --configs %s: expected 1 to "
-                        "100000\n", val);
+                fprintf(stderr, "kgen: error: %s %s: expected 1 to 100000\n",
+                        s, val);
                 goto out;
             }
-            o.configs = (int)v;
-        } else if (!strcmp(s, "--rank")) {
-            char *end;
-            long v = strtol(val, &end, 10);
-            if (*end || end == val || v < 1 || v > 100000) {
-                fprintf(stderr, "kgen: error: --rank %s: expected 1 to "
-                        "100000\n", val);
-                goto out;
-            }
-            o.rank = (int)v;
+            *(s[2] == 'c' ? &o.configs : &o.rank) = (int)v;
         } else if (!strcmp(s, "--db")) {
             o.db = val;
         } else if (!strcmp(s, "--strategy")) {

@@ -752,34 +752,27 @@ static int strategy_list(Tuner *T, bool shuffle, int budget, uint64_t seed)
     return rc;
 }
 
-/* The start of a search: the default, then random configs drawn round-robin
- * from the design points, one of each per round (a design point's valid
- * configs can be a small corner of the space -- gemm's wgmma path -- that a
- * walk from the default never reaches, while its structure decides more
- * than any tile size, so each gets the same share, however few configs it
- * has), up to half the budget or `width`, whichever is more (at most the
- * budget, at least the default).  Fills batch, returns its length. */
-/* order[] of one design point's configs lo..hi-1: by the template's cost
- * estimate when it has one (ties and NANs keep the space's order) */
+/* configs by the template's cost estimate, the space's order on ties */
 static const Cand *sort_c;
 static int by_cost(const void *x, const void *y)
 {
     int i = *(const int *)x, j = *(const int *)y;
-    double a = sort_c[i].cost, b = sort_c[j].cost;
-    if (!isnan(a) && !isnan(b) && a != b)
-        return a < b ? -1 : 1;
-    if (isnan(a) != isnan(b))
-        return isnan(a) ? 1 : -1;
-    return (i > j) - (i < j);
+    int c = template_rank_cmp(sort_c[i].cost, sort_c[j].cost);
+    return c ? c : (i > j) - (i < j);
 }
 
-/* The first batch: the default config, then round-robin over the design
- * points (runs of adjacent configs with equal design knobs), so that each
- * gets a sample before any gets two, up to half the budget (at least a
- * batch).  Round 0 takes each design point's best-ranked config (rank() is
- * the template's rough cost model); later rounds draw at random from the
- * best-ranked sixteenth of it (at least 4 per round so far), and from the
- * whole design point when the template has no rank(). */
+/* The start of a search: the default, then configs drawn round-robin from
+ * the design points (runs of adjacent configs with equal design knobs), one
+ * of each per round (a design point's valid configs can be a small corner
+ * of the space -- gemm's wgmma path -- that a walk from the default never
+ * reaches, while its structure decides more than any tile size, so each
+ * gets the same share, however few configs it has), up to half the budget
+ * or `width`, whichever is more (at most the budget, at least the
+ * default).  Round 0 takes each design point's best-ranked config (rank()
+ * is the template's rough cost model); later rounds draw at random from
+ * its best-ranked sixteenth (at least 4 per round so far), or from the
+ * whole design point when the template has no rank().  Fills batch,
+ * returns its length. */
 static int start_batch(Tuner *T, int *batch, int width, int budget, uint64_t *seed)
 {
     int nd = template_ndesign(T->t), n = 0, np = 0;

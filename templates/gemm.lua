@@ -395,6 +395,13 @@ local function analyze(spec)
   return P
 end
 
+-- the raw operand: A when ln=fold, the LN input x for the statistics
+local function operand(P, which, design)
+  if which == "B" then return P.B end
+  if P.A.kind == "ln" and design.ln == "fold" then return P.A.raw end
+  return P.A
+end
+
 -- can operand o be copied with 16-byte cp.async?
 local function fast(spec, P, o, design)
   return design.path ~= "simt" and o.kind == "strided" and P.K % P.vec == 0 and
@@ -413,8 +420,7 @@ end
 -- through a descriptor (contiguous along K, no prologue), or through
 -- registers (ldmatrix from the mma path's tiles)?
 local function a_ss(P, design)
-  local o = P.A.kind == "ln" and design.ln == "fold" and P.A.raw or P.A
-  return design.path == "wgmma" and fast(nil, P, o, design)
+  return design.path == "wgmma" and fast(nil, P, operand(P, "A", design), design)
 end
 
 -- is the output's row axis the contiguous one (a conv's [B, C, T] out)?
@@ -423,6 +429,17 @@ local function out_mfast(P)
   local nc, nr = #mp.cd, #mp.rd
   if nc > 0 and mp.cd[nc][2] == 1 then return false end
   return nr > 0 and mp.rd[nr][2] == 1
+end
+
+-- blocks along M and N: gemm_glu's tile of BN columns covers BN / 2 outputs
+local function tiles_mn(P, cfg)
+  local bnl = P.glu and cfg.BN // 2 or cfg.BN
+  return kg.cdiv(P.M, cfg.BM) * kg.cdiv(P.N, bnl)
+end
+
+-- shared memory of the simt path: the A and B tiles as float, padded
+local function simt_smem(cfg)
+  return 4 * cfg.BK * (cfg.BM + 1 + cfg.BN + 1)
 end
 
 -- shared memory of the mma path: STAGES A and B tiles, rows padded by 16
@@ -547,7 +564,7 @@ function T.constraints(spec, cfg)
     if P.glu and cfg.TN % 2 ~= 0 then return false, "gemm_glu pairs columns: TN even" end
     if nt < 32 then return false, "fewer than 32 threads" end
     if nt > 256 then return false, "simt blocks stay within 256 threads (registers)" end
-    local smem = 4 * BK * (BM + 1 + BN + 1) + ln_extra(P, cfg, nt)
+    local smem = simt_smem(cfg) + ln_extra(P, cfg, nt)
     local cap = spec.limits.smem
     if spec.backend == "cuda" then cap = math.min(cap, 49152) end
     if smem > cap then return false, "shared memory over the limit" end
@@ -570,12 +587,11 @@ function T.rank(spec, cfg)
   local P = analyze(spec)
   if P.err then return math.huge end
   local units = spec.limits.units or 80
-  local bnl = P.glu and cfg.BN // 2 or cfg.BN
-  local tiles = kg.cdiv(P.M, cfg.BM) * kg.cdiv(P.N, bnl) * P.Z
+  local tiles = tiles_mn(P, cfg) * P.Z
   local nt = threads(cfg)
   local smem, tm, tn, regs, reuse
   if cfg.path == "simt" then
-    smem = 4 * cfg.BK * (cfg.BM + cfg.BN + 2)
+    smem = simt_smem(cfg)
     tm, tn, reuse = cfg.TM, cfg.TN, 2
     regs = 2 * tm * tn + 2 * (tm + tn) + 32
   else
@@ -605,8 +621,7 @@ function T.rank(spec, cfg)
   -- an A staged through registers (a prologue, a transposed or strided
   -- read) costs each thread BM * BK / threads loads per K step
   local ea = 1
-  local ao = P.A.kind == "ln" and cfg.ln == "fold" and P.A.raw or P.A
-  if cfg.path ~= "simt" and not fast(spec, P, ao, cfg) then
+  if cfg.path ~= "simt" and not fast(spec, P, operand(P, "A", cfg), cfg) then
     ea = 1 / (1 + cfg.BM * cfg.BK / (8 * nt))
   end
   local kpad = kg.cdiv(P.K, cfg.BK) * cfg.BK
@@ -615,8 +630,7 @@ end
 
 function T.launch(spec, cfg)
   local P = analyze(spec)
-  local bnl = P.glu and cfg.BN // 2 or cfg.BN
-  local tiles = kg.cdiv(P.M, cfg.BM) * kg.cdiv(P.N, bnl)
+  local tiles = tiles_mn(P, cfg)
   local smem = 0
   if cfg.path == "mma" then
     smem = mma_smem(P, cfg)
@@ -659,13 +673,6 @@ local function value(spec, P, o, z, r, k, ri)
       k, K, x, ri, ri, g, b)
   end
   kg.fail("operand kind %s", tostring(o.kind))
-end
-
--- the raw operand: A when ln=fold, the LN input x for the statistics
-local function operand(P, which, design)
-  if which == "B" then return P.B end
-  if P.A.kind == "ln" and design.ln == "fold" then return P.A.raw end
-  return P.A
 end
 
 -- C code: the global row r and its validity ok for tile row `ri`
