@@ -45,7 +45,9 @@
 --         conflict-free) filled by cp.async (16 bytes, zero-filled at the
 --         edges) when the operand is contiguous and 16-byte aligned along K,
 --         else by a register path (load, compute the prologue, convert,
---         store).
+--         store).  On sm_90, SPLITK 2 or 4 splits K over the blocks of a
+--         thread-block cluster (below, split_helpers) for problems whose
+--         tiles alone leave the SMs short of blocks (M = 861 at B = 1).
 --   wgmma CUDA sm_90 (compiled as sm_90a), f16/bf16, B contiguous along K:
 --         Hopper's asynchronous warpgroup MMA (wgmma.mma_async m64nNk16).
 --         WM x WN warpgroups of 128 threads, each a (BM/WM) x (BN/WN) tile
@@ -84,6 +86,7 @@ local T = {
     WN = { 1, 2, 4 },             -- mma: warps along N (wgmma: warpgroups)
     STAGES = { 1, 2, 3, 4 },      -- mma: shared-memory pipeline depth (simt: 1)
     MINB = { 1, 2 },              -- wgmma: blocks per SM the registers are capped for
+    SPLITK = { 1, 2, 4 },         -- mma on sm_90: blocks of a cluster sharing one tile's K
   },
 }
 
@@ -459,6 +462,14 @@ local function wgmma_smem(P, cfg)
   return math.max(cfg.STAGES * (asz + cfg.BN * cfg.BK) * 2, 4 * ct) + 1024
 end
 
+-- shared memory of the mma path as launched: the stages, or under split-K
+-- the f32 partial sums of a tile (BM x BN) if larger
+local function mma_launch_smem(P, cfg)
+  local smem = mma_smem(P, cfg)
+  if cfg.SPLITK > 1 then smem = math.max(smem, 4 * cfg.BM * cfg.BN) end
+  return smem
+end
+
 -- the interface --------------------------------------------------------------
 
 function T.supports(spec)
@@ -508,8 +519,18 @@ function T.constraints(spec, cfg)
     if cfg.TM ~= 1 or cfg.TN ~= 1 then return false, "TM, TN are simt knobs" end
     if cfg.MINB ~= 1 then return false, "MINB is a wgmma knob" end
     if cfg.STAGES < 2 then return false, "mma pipelines at least 2 stages" end
-    if cfg.STAGES > 2 and cfg.STAGES > kg.cdiv(P.K, BK) + 1 then
+    local kts = kg.cdiv(kg.cdiv(P.K, BK), cfg.SPLITK)   -- K tiles per block
+    if cfg.STAGES > 2 and cfg.STAGES > kts + 1 then
       return false, "more stages than K tiles to fill them"
+    end
+    if cfg.SPLITK > 1 then
+      -- split-K reduces through the distributed shared memory of a cluster
+      if sm_of(spec) < 90 then return false, "split-K needs sm_90's clusters" end
+      if cfg.ln ~= "none" then return false, "split-K does not split LayerNorm's row sums" end
+      if kts < 2 then return false, "split-K leaves a block fewer than 2 K tiles" end
+      if tiles_mn(P, cfg) * P.Z * cfg.SPLITK > 4 * (spec.limits.units or 80) then
+        return false, "split-K where the tiles alone fill the SMs"
+      end
     end
     local mk = P.dt == "f32" and 8 or 16      -- m16n8k8 tf32, m16n8k16 f16/bf16
     if BK < mk then return false, "BK below the mma k" end
@@ -517,7 +538,7 @@ function T.constraints(spec, cfg)
     if BN % (16 * cfg.WN) ~= 0 then return false, "warp tile columns not a multiple of 16" end
     local acc = (BM // cfg.WM // 16) * (BN // cfg.WN // 8) * 4
     if acc > 128 then return false, "more than 128 accumulators per thread" end
-    local smem = mma_smem(P, cfg) + ln_extra(P, cfg, nt)
+    local smem = mma_launch_smem(P, cfg) + ln_extra(P, cfg, nt)
     if smem > spec.limits.smem then return false, "shared memory over the limit" end
     if not fits(BM, P.M, 16) then return false, "BM larger than M needs" end
     if not fits(BN, ncols, 16) then return false, "BN larger than N needs" end
@@ -527,6 +548,7 @@ function T.constraints(spec, cfg)
     if sm_of(spec) ~= 90 then return false, "wgmma is sm_90's" end
     if P.dt ~= "f16" and P.dt ~= "bf16" then return false, "tensor cores need f16 or bf16" end
     if cfg.TM ~= 1 or cfg.TN ~= 1 then return false, "TM, TN are simt knobs" end
+    if cfg.SPLITK ~= 1 then return false, "SPLITK is an mma knob" end
     if cfg.ln == "fold" and not a_ss(P, cfg) then
       return false, "wgmma folds LayerNorm only into an A contiguous along K"
     end
@@ -559,6 +581,7 @@ function T.constraints(spec, cfg)
   else
     if cfg.WM ~= 1 or cfg.WN ~= 1 then return false, "WM, WN are mma knobs" end
     if cfg.MINB ~= 1 then return false, "MINB is a wgmma knob" end
+    if cfg.SPLITK ~= 1 then return false, "SPLITK is an mma knob" end
     if cfg.STAGES ~= 1 then return false, "simt is single-stage" end
     if BM % cfg.TM ~= 0 or BN % cfg.TN ~= 0 then return false, "TM/TN do not divide the tile" end
     if P.glu and cfg.TN % 2 ~= 0 then return false, "gemm_glu pairs columns: TN even" end
@@ -587,7 +610,8 @@ function T.rank(spec, cfg)
   local P = analyze(spec)
   if P.err then return math.huge end
   local units = spec.limits.units or 80
-  local tiles = tiles_mn(P, cfg) * P.Z
+  local split = cfg.path == "mma" and cfg.SPLITK or 1
+  local tiles = tiles_mn(P, cfg) * P.Z * split
   local nt = threads(cfg)
   local smem, tm, tn, regs, reuse
   if cfg.path == "simt" then
@@ -595,7 +619,7 @@ function T.rank(spec, cfg)
     tm, tn, reuse = cfg.TM, cfg.TN, 2
     regs = 2 * tm * tn + 2 * (tm + tn) + 32
   else
-    smem = cfg.path == "mma" and mma_smem(P, cfg) or wgmma_smem(P, cfg)
+    smem = cfg.path == "mma" and mma_launch_smem(P, cfg) or wgmma_smem(P, cfg)
     tm, tn = cfg.BM // cfg.WM, cfg.BN // cfg.WN
     local lanes = cfg.path == "mma" and 32 or 128
     local frag = cfg.path == "mma" and (tm // 16 * 4 + tn // 8 * 2) or tm // 64 * 4
@@ -624,7 +648,9 @@ function T.rank(spec, cfg)
   if cfg.path ~= "simt" and not fast(spec, P, operand(P, "A", cfg), cfg) then
     ea = 1 / (1 + cfg.BM * cfg.BK / (8 * nt))
   end
-  local kpad = kg.cdiv(P.K, cfg.BK) * cfg.BK
+  -- split-K: a slice of K per block, and the cluster's reduction (about
+  -- 16 K steps' worth of time per extra block)
+  local kpad = kg.cdiv(kg.cdiv(P.K, cfg.BK), split) * cfg.BK + 16 * (split - 1)
   return spill * rounds * conc * cfg.BM * cfg.BN * kpad / (ew * et * ek * es * ea)
 end
 
@@ -633,7 +659,8 @@ function T.launch(spec, cfg)
   local tiles = tiles_mn(P, cfg)
   local smem = 0
   if cfg.path == "mma" then
-    smem = mma_smem(P, cfg)
+    smem = mma_launch_smem(P, cfg)
+    tiles = tiles * cfg.SPLITK
   elseif cfg.path == "wgmma" then
     smem = wgmma_smem(P, cfg)
   end
@@ -1228,26 +1255,8 @@ end
 -- cp.async and ldmatrix (both tensor-core paths), and mma.sync (mma's)
 local function mma_helpers(spec, P, design)
   local ab = P.dt == "bf16" and "bf16" or "f16"
-  local mma = design.path == "mma" and P.dt == "f32" and [[
-static __device__ __forceinline__ void kg_gemm_mma(float *c, const unsigned *a, const unsigned *b)
-{
-  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, "
-               "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
-               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-}
-/* x (f32 bits) -> big, x rounded to TF32 (in x), and small = x - big */
-template <int N> static __device__ __forceinline__ void kg_gemm_split(unsigned *x, unsigned *small)
-{
-  #pragma unroll
-  for (int i = 0; i < N; i++) {
-    unsigned big;
-    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(big) : "f"(__uint_as_float(x[i])));
-    small[i] = __float_as_uint(__uint_as_float(x[i]) - __uint_as_float(big));
-    x[i] = big;
-  }
-}
-]] or design.path == "mma" and fill([[
+  local mma = design.path == "mma" and P.dt == "f32" and kg.tf32_helpers("kg_gemm")
+    or design.path == "mma" and fill([[
 static __device__ __forceinline__ void kg_gemm_mma(float *c, const unsigned *a, const unsigned *b)
 {
   asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.$ab.$ab.f32 {%0, %1, %2, %3}, "
@@ -1390,6 +1399,55 @@ local mma_3xtf32 = [[
             #pragma unroll
             for (int ni = 0; ni < GEMM_NI; ni++) kg_gemm_mma(acc[mi][ni], af[mi], bf[ni]);]]
 
+-- split-K over a thread-block cluster (sm_90): the SPLITK blocks of one
+-- output tile are a cluster, each sums a slice of K; ranks 1.. leave their
+-- accumulators in their own shared memory (the drained stage buffers, one
+-- float4 per thread and fragment, conflict-free), and rank 0 adds them
+-- through the cluster's distributed shared memory and alone runs the
+-- epilogue.  The second barrier keeps every rank's shared memory alive
+-- until rank 0 has read it.
+local function split_helpers()
+  return kg.line() .. "\n" .. [[
+#if SPLITK > 1
+#define GEMM_CLUSTER __cluster_dims__(SPLITK, 1, 1)
+]] .. kg.cluster_helpers("kg_gemm") .. [[
+/* sums the cluster's partial accumulators into rank 0's; true on rank 0 */
+static __device__ __forceinline__ bool kg_gemm_split_reduce(float (*acc)[GEMM_NI][4], unsigned kr, int tid)
+{
+  extern __shared__ __align__(16) unsigned char kg_gemm_smem[];
+  float4 *red = (float4 *)kg_gemm_smem + tid;
+  if (kr != 0) {
+    #pragma unroll
+    for (int mi = 0; mi < GEMM_MI; mi++)
+      #pragma unroll
+      for (int ni = 0; ni < GEMM_NI; ni++)
+        red[(mi * GEMM_NI + ni) * GEMM_NT] =
+          make_float4(acc[mi][ni][0], acc[mi][ni][1], acc[mi][ni][2], acc[mi][ni][3]);
+  }
+  kg_gemm_cluster_sync();
+  if (kr == 0) {
+    #pragma unroll 1
+    for (unsigned r = 1; r < SPLITK; r++) {
+      const unsigned pr = kg_gemm_peer(red, r);
+      #pragma unroll
+      for (int mi = 0; mi < GEMM_MI; mi++)
+        #pragma unroll
+        for (int ni = 0; ni < GEMM_NI; ni++) {
+          const float4 v = kg_gemm_ld_peer4(pr + (unsigned)((mi * GEMM_NI + ni) * GEMM_NT * 16));
+          acc[mi][ni][0] += v.x; acc[mi][ni][1] += v.y;
+          acc[mi][ni][2] += v.z; acc[mi][ni][3] += v.w;
+        }
+    }
+  }
+  kg_gemm_cluster_sync();
+  return kr == 0;
+}
+#else
+#define GEMM_CLUSTER
+#endif
+]]
+end
+
 local function emit_mma(spec, P, design)
   local dt = P.dt
   local ct = kg.ctype(spec, dt)
@@ -1424,13 +1482,15 @@ local function emit_mma(spec, P, design)
 #define GEMM_TAI GEMM_CDIV(BK * (BM / $vec), GEMM_NT)
 #define GEMM_GLU_G GEMM_WTN
 #define GEMM_KT GEMM_CDIV(GEMM_K, (long)BK)
+#define GEMM_KTS GEMM_CDIV(GEMM_KT, (long)SPLITK)
 #if BM % (16 * WM) != 0 || BN % (16 * WN) != 0 || BK % GEMM_MK != 0 || STAGES < 2
 #error "mma needs 16-multiple warp tiles, BK a multiple of the mma k and STAGES >= 2"
 #endif
 ]], { vec = P.vec, mk = P.dt == "f32" and 8 or 16 }),
     mma_helpers(spec, P, design),
+    split_helpers(),
     kg.line() .. "\n" .. fill([[
-KG_KERNEL void __launch_bounds__(GEMM_NT) $name(
+KG_KERNEL void __launch_bounds__(GEMM_NT) GEMM_CLUSTER $name(
     $params)
 {
   extern __shared__ __align__(16) unsigned char kg_gemm_smem[];
@@ -1440,14 +1500,18 @@ $lnsh
   const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int wm = warp % WM, wn = warp / WM;
 $tile
+  /* split-K: the block of rank kr in its cluster takes K tiles [kt0, kt0 + nkt) */
+  const unsigned kr = (unsigned)(KG_BID(0) % SPLITK);
+  const long kt0 = (long)kr * GEMM_KTS;
+  const long nkt = GEMM_KT - kt0 < GEMM_KTS ? (GEMM_KT - kt0 > 0 ? GEMM_KT - kt0 : 0) : GEMM_KTS;
   for (long z = KG_BID(2); z < GEMM_Z; z += KG_GDIM(2)) {
 $acczero
 $lnstart
-    for (long it = 0; it < GEMM_KT + STAGES - 1; it++) {
+    for (long it = 0; it < nkt + STAGES - 1; it++) {
       const long ct = it - (STAGES - 1);
 $adecl
-      if (it < GEMM_KT) {
-        const long k0 = it * BK;
+      if (it < nkt) {
+        const long k0 = (kt0 + it) * BK;
         (void)k0;
 $afetch
       }
@@ -1456,7 +1520,7 @@ $afetch
         __syncthreads();
         $ct *as_c = gemm_as + (int)(ct % STAGES) * $ast;
         $ct *bs_c = gemm_bs + (int)(ct % STAGES) * BN * GEMM_BKP;
-        const long k0 = ct * BK;
+        const long k0 = (kt0 + ct) * BK;
         (void)k0;
 $fold
         #pragma unroll
@@ -1475,10 +1539,10 @@ $fold
 $mmas
         }
       }
-      if (it < GEMM_KT) {
+      if (it < nkt) {
         $ct *as_w = gemm_as + (int)(it % STAGES) * $ast;
         $ct *bs_w = gemm_bs + (int)(it % STAGES) * BN * GEMM_BKP;
-        const long k0 = it * BK;
+        const long k0 = (kt0 + it) * BK;
         (void)as_w; (void)bs_w;
 $loada
 $loadb
@@ -1487,12 +1551,15 @@ $loadb
     }
     kg_gemm_wait<0>();
     __syncthreads();
+#if SPLITK > 1
+    if (!kg_gemm_split_reduce(acc, kr, tid)) continue;
+#endif
 $epi
     __syncthreads();
   }
 }
 ]], { name = spec.kernel, params = kg.params(spec), ct = ct, lnsh = ln_shared(design),
-      tile = tile_code, lnstart = ln_start(spec, P, design), fold = fold, acczero = acc_zero,
+      tile = tile_code:gsub("KG_BID%(0%)", "(KG_BID(0) / SPLITK)"), lnstart = ln_start(spec, P, design), fold = fold, acczero = acc_zero,
       loada = atr and aput or loader(spec, P, "A", design, sta, "as_w"),
       adecl = adecl, afetch = afetch,
       loadb = loader(spec, P, "B", design, stb, "bs_w"), epi = epi, ast = ast,

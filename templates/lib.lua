@@ -125,6 +125,69 @@ float kg_round_f16(float x) { ushort h; vstore_half_rte(x, 0, (__private half *)
 ]]
 end
 
+-- CUDA (sm_80+) helpers for f32 products on the tensor cores, 3xTF32:
+-- <prefix>_mma(c, a, b) adds a.b on one mma.sync m16n8k8 (row-major A,
+-- column-major B, f32 C), and <prefix>_split<N>(x, small) splits N floats
+-- (as bits) into x rounded to TF32 (left in x) and the remainder, so that
+-- a.b ~ a_small.b_big + a_big.b_small + a_big.b_big at f32's error.
+function kg.tf32_helpers(prefix)
+  return (([[
+static __device__ __forceinline__ void @_mma(float *c, const unsigned *a, const unsigned *b)
+{
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, "
+               "{%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+               : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+/* x (f32 bits) -> big, x rounded to TF32 (in x), and small = x - big */
+template <int N> static __device__ __forceinline__ void @_split(unsigned *x, unsigned *small)
+{
+  #pragma unroll
+  for (int i = 0; i < N; i++) {
+    unsigned big;
+    asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(big) : "f"(__uint_as_float(x[i])));
+    small[i] = __float_as_uint(__uint_as_float(x[i]) - __uint_as_float(big));
+    x[i] = big;
+  }
+}
+]]):gsub("@_", prefix .. "_"))
+end
+
+-- CUDA (sm_90) helpers for the blocks of a thread-block cluster:
+-- <prefix>_cluster_sync() is a barrier over the cluster's threads (release,
+-- acquire: shared-memory writes before it are seen after it), <prefix>_peer(p,
+-- rank) the address of p's counterpart in the shared memory of the
+-- cluster's block `rank`, read by <prefix>_ld_peer (a float) and
+-- <prefix>_ld_peer4 (a float4, 16-byte aligned).
+function kg.cluster_helpers(prefix)
+  return (([[
+static __device__ __forceinline__ void @_cluster_sync(void)
+{
+  asm volatile("barrier.cluster.arrive.release.aligned;\n"
+               "barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+static __device__ __forceinline__ unsigned @_peer(const void *p, unsigned rank)
+{
+  unsigned a = (unsigned)__cvta_generic_to_shared(p), r;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(r) : "r"(a), "r"(rank));
+  return r;
+}
+static __device__ __forceinline__ float @_ld_peer(unsigned a)
+{
+  float v;
+  asm volatile("ld.shared::cluster.f32 %0, [%1];\n" : "=f"(v) : "r"(a) : "memory");
+  return v;
+}
+static __device__ __forceinline__ float4 @_ld_peer4(unsigned a)
+{
+  float4 v;
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];\n"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w) : "r"(a) : "memory");
+  return v;
+}
+]]):gsub("@_", prefix .. "_"))
+end
+
 -- "KG_GLOBAL const __half *KG_RESTRICT a0, ..." for spec.args
 function kg.params(spec)
   local out = {}

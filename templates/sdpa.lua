@@ -25,34 +25,51 @@
 -- mask through its strides with size-1 axes broadcast; out [.., L, E] too.
 --
 -- Design knob `path`:
---   "mma"  CUDA, f16/bf16: FlashAttention-2 style.  A block of WARPS warps
+--   "mma"  CUDA: FlashAttention-2 style.  A block of WARPS warps
 --          owns BLOCK_M query rows (BLOCK_M / WARPS per warp, in m16 tiles);
 --          Q stays in shared memory, K and V tiles of BLOCK_N keys are
 --          staged with cp.async (when rows are 16-byte aligned; plain loads
 --          otherwise) in a single buffer each, the V load overlapping
 --          Q.K^T and the next K load overlapping P.V.  Q.K^T and P.V run on
---          tensor cores (mma.sync m16n8k16, operands through ldmatrix, V
---          through ldmatrix.trans), fp32 accumulation; the softmax is in
+--          tensor cores with fp32 accumulation; the softmax is in
 --          registers in the log2 domain (ex2.approx), row statistics
---          reduced across the quad with shuffles, P converted in registers
---          to the A operand of P.V.  D and E are zero-padded to multiples
---          of 16 in shared memory, so any head dim works.
+--          reduced across the quad with shuffles.  f16/bf16: mma.sync
+--          m16n8k16, operands through ldmatrix (V through .trans), P
+--          converted in registers to the A operand of P.V; D and E
+--          zero-padded to multiples of 16.  f32: 3xTF32 on m16n8k8 (each
+--          operand split into its TF32 rounding and the remainder, three
+--          products), D and E padded to multiples of 8.  In each k8 step
+--          k = t and t + 4 are taken as the head-dim pair (2t, 2t + 1) for
+--          Q.K^T, so Q and K fragments are 8-byte loads, and as keys 2t
+--          and 2t + 1 for P.V, which is exactly where the score
+--          accumulators hold them: P needs no shuffle, V is read by scalar
+--          loads at a pitch that keeps them conflict-free.
+--          SPLIT (sm_90): the keys are split over the SPLIT blocks of a
+--          thread-block cluster; ranks 1.. leave their row max, partial
+--          sums and accumulators in shared memory and rank 0 rescales them
+--          to the common max, adds them through the cluster's distributed
+--          shared memory and writes the output.  For few query blocks
+--          (one sequence, few heads), where the blocks alone leave SMs idle.
 --   "simt" CUDA and OpenCL, any float dtype, f32 math: a work-group of
 --          32*WARPS work-items owns BLOCK_M query rows; Q, the K tile and
 --          then the V tile, and the BLOCK_M x BLOCK_N score tile are staged
 --          in local memory; each work-item keeps a slice of the BLOCK_M x E
 --          accumulator in registers.
--- Tuning: BLOCK_M (query rows per block), BLOCK_N (keys per tile), WARPS.
+-- Tuning: BLOCK_M (query rows per block), BLOCK_N (keys per tile), WARPS,
+-- SPLIT (blocks per cluster sharing the keys).
 -- Constraints: tiles of at least twice L or S only waste work (16 is always
--- allowed); mma: CUDA sm_80+, f16/bf16, BLOCK_M a multiple of 16 * WARPS
+-- allowed); mma: CUDA sm_80+, BLOCK_M a multiple of 16 * WARPS
 -- with at most 2 m16 tiles per warp, head dims up to 256, at most 192 fp32
 -- accumulator registers per thread (O and S tiles), Q + K + V tiles within
--- spec.limits.smem (dynamic shared memory); simt: BLOCK_M <= threads, at
+-- spec.limits.smem (dynamic shared memory); SPLIT > 1 only on sm_90, with
+-- at least 2 key tiles per block and the split grid within 4 blocks per SM
+-- (spec.limits.units); simt: SPLIT 1, BLOCK_M <= threads, at
 -- most 64 accumulators per thread, no idle work-items, local memory within
 -- spec.limits.smem (48 KiB of static shared memory on CUDA; 32 KiB on
 -- OpenCL leaves head dim 192 in f32 at BLOCK_M = BLOCK_N = 16).
--- Launch: one block per (BLOCK_M query rows, batch index), the query blocks
--- of one batch index adjacent so their K/V tiles share the L2.
+-- Launch: one block (SPLIT blocks on the mma path) per (BLOCK_M query rows,
+-- batch index), the query blocks of one batch index adjacent so their K/V
+-- tiles share the L2.
 
 local T = {
   name = "sdpa",
@@ -66,6 +83,7 @@ local T = {
     BLOCK_M = { 128, 64, 32, 16 },
     BLOCK_N = { 64, 128, 32, 16 },
     WARPS = { 4, 8, 2, 1 },
+    SPLIT = { 1, 2, 4 },       -- mma on sm_90: blocks of a cluster sharing the keys
   },
 }
 
@@ -269,13 +287,34 @@ function T.supports(spec)
   return true
 end
 
+-- the head dims padded to the MMA's k (16 for f16/bf16, 8 for tf32)
 local function mma_dims(I)
-  return round_up(I.D, 16), round_up(I.E, 16)
+  local k = I.dtype == "f32" and 8 or 16
+  return round_up(I.D, k), round_up(I.E, k)
+end
+
+-- the row pitches (elements) of the Q/K tiles and the V tile.  f16/bf16:
+-- 16 bytes of padding, so ldmatrix's 8 rows fall on distinct banks.  f32:
+-- Q and K are read as 8-byte (d, d+1) pairs, row g of a half-warp on bank
+-- 8g mod 32 (pitch 8 mod 16); V by scalar loads of rows 2t and 2t+1 and
+-- column g, conflict-free at a pitch of an odd multiple of 4.
+local function mma_pitch(I)
+  local DP, EP = mma_dims(I)
+  if I.dtype == "f32" then return round_up(I.D, 16) + 8, EP + 4 end
+  return DP + 8, EP + 8
 end
 
 local function mma_smem(I, cfg)
-  local DP, EP = mma_dims(I)
-  return 2 * (cfg.BLOCK_M * (DP + 8) + cfg.BLOCK_N * (DP + 8) + cfg.BLOCK_N * (EP + 8))
+  local qst, vst = mma_pitch(I)
+  local size = I.dtype == "f32" and 4 or 2
+  local smem = size * (cfg.BLOCK_M * qst + cfg.BLOCK_N * qst + cfg.BLOCK_N * vst)
+  if cfg.SPLIT > 1 then
+    -- the partial results a split leaves for rank 0: per query row its
+    -- max, sum (4 per quad) and the E-wide accumulator, as f32
+    local _, EP = mma_dims(I)
+    smem = math.max(smem, 4 * cfg.BLOCK_M * (EP + 8))
+  end
+  return smem
 end
 
 local function simt_widths(I)
@@ -299,9 +338,19 @@ function T.constraints(spec, cfg)
   if cfg.BLOCK_N > 16 and cfg.BLOCK_N >= 2 * I.S then return false, "BLOCK_N over twice S" end
   if cfg.path == "mma" then
     if spec.backend ~= "cuda" then return false, "mma needs CUDA" end
-    if I.dtype ~= "f16" and I.dtype ~= "bf16" then return false, "mma needs f16 or bf16" end
     local arch = tonumber((spec.arch or ""):match("^sm_(%d+)")) or 0
     if arch < 80 then return false, "mma path needs sm_80 or newer" end
+    if cfg.SPLIT > 1 then
+      -- the key splits combine through the distributed shared memory of a cluster
+      if arch < 90 then return false, "SPLIT needs sm_90's clusters" end
+      if kg.cdiv(I.S, cfg.BLOCK_N) < 2 * cfg.SPLIT then
+        return false, "SPLIT leaves a block fewer than 2 key tiles"
+      end
+      local blocks = kg.cdiv(I.L, cfg.BLOCK_M) * I.nbatch
+      if blocks * cfg.SPLIT > 4 * (spec.limits.units or 80) then
+        return false, "SPLIT where the query blocks alone fill the SMs"
+      end
+    end
     if cfg.BLOCK_M % (16 * cfg.WARPS) ~= 0 then return false, "BLOCK_M not a multiple of 16 * WARPS" end
     local mt = cfg.BLOCK_M // (16 * cfg.WARPS)
     if mt > 2 then return false, "more than 2 m16 tiles per warp" end
@@ -313,6 +362,7 @@ function T.constraints(spec, cfg)
     return true
   end
   -- simt
+  if cfg.SPLIT ~= 1 then return false, "SPLIT is an mma knob" end
   if cfg.BLOCK_M > threads then return false, "BLOCK_M over the threads of a block" end
   local acc = kg.cdiv(cfg.BLOCK_M * I.E, threads)
   if acc > 64 then return false, "over 64 accumulators per thread" end
@@ -326,6 +376,7 @@ end
 function T.launch(spec, cfg)
   local I = assert(analyse(spec))
   local blocks = kg.cdiv(I.L, cfg.BLOCK_M) * I.nbatch
+  if cfg.path == "mma" then blocks = blocks * cfg.SPLIT end
   if blocks > 2147483647 then kg.fail("sdpa: %d blocks are too many", blocks) end
   return { grid = { blocks, 1, 1 }, block = { 32 * cfg.WARPS, 1, 1 },
            smem = cfg.path == "mma" and mma_smem(I, cfg) or 0 }
@@ -497,57 +548,64 @@ end
 -- the mma path (CUDA) ----------------------------------------------------------
 
 -- C code copying rows [row0, row0 + nrows) of operand `ptr` (base, row and
--- column strides) into shared memory `dst` (row pitch `pitch` halves), rows
--- at or past `limit` as zeros; 16-byte cp.async when `vec`.
+-- column strides) into shared memory `dst` (row pitch `pitch` elements), rows
+-- at or past `limit` as zeros; 16-byte cp.async when `vec`.  Elements are
+-- moved as their bits: unsigned short for f16/bf16, float for f32 (`f32`).
 local function tile_copy(t)
+  local ety = t.f32 and "float" or "unsigned short"
   if t.vec then
+    local w = t.f32 and 4 or 8
     return block(kg.line(), [[
     for (int x = tid; x < @NROWS * @CH; x += SD_THREADS) {
-      const int r = x / @CH, c = (x - r * @CH) * 8, gr = @ROW0 + r;
+      const int r = x / @CH, c = (x - r * @CH) * @W, gr = @ROW0 + r;
       const bool ok = gr < @LIMIT;
-      const unsigned short *src = (const unsigned short *)@PTR + (ok ? @BASE + (long)gr * @RSL + c : 0L);
+      const @ETY *src = (const @ETY *)@PTR + (ok ? @BASE + (long)gr * @RSL + c : 0L);
       sd_cp16(sd_saddr(@DST + r * @PITCH + c), src, ok ? 16 : 0);
     }
-]], { NROWS = t.nrows, CH = t.ncols // 8, ROW0 = t.row0, LIMIT = t.limit, PTR = t.ptr,
-      BASE = t.base, RSL = t.rs .. "L", DST = t.dst, PITCH = t.pitch })
+]], { NROWS = t.nrows, CH = t.ncols // w, W = w, ETY = ety, ROW0 = t.row0, LIMIT = t.limit,
+      PTR = t.ptr, BASE = t.base, RSL = t.rs .. "L", DST = t.dst, PITCH = t.pitch })
   end
   return block(kg.line(), [[
     for (int x = tid; x < @NROWS * @NC; x += SD_THREADS) {
       const int r = x / @NC, c = x - r * @NC, gr = @ROW0 + r;
-      @DST[r * @PITCH + c] = gr < @LIMIT ? ((const unsigned short *)@PTR)[@BASE + (long)gr * @RSL + (long)c * @CSL] : (unsigned short)0;
+      @DST[r * @PITCH + c] = gr < @LIMIT ? ((const @ETY *)@PTR)[@BASE + (long)gr * @RSL + (long)c * @CSL] : (@ETY)0;
     }
-]], { NROWS = t.nrows, NC = t.ncols, ROW0 = t.row0, LIMIT = t.limit, PTR = t.ptr,
+]], { NROWS = t.nrows, NC = t.ncols, ETY = ety, ROW0 = t.row0, LIMIT = t.limit, PTR = t.ptr,
       BASE = t.base, RSL = t.rs .. "L", CSL = t.cs .. "L", DST = t.dst, PITCH = t.pitch })
 end
 
 local function emit_mma(spec, I)
   local DP, EP = mma_dims(I)
-  local qst, vst = DP + 8, EP + 8
+  local qst, vst = mma_pitch(I)
+  local f32 = I.dtype == "f32"
   local bf = I.dtype == "bf16"
-  local qvec = rows_aligned(I, I.q, I.qmap, I.D, 8)
-  local kvec = rows_aligned(I, I.k, I.kmap, I.D, 8)
-  local vvec = rows_aligned(I, I.v, I.vmap, I.E, 8)
-  -- pairs of output columns stored as one 32-bit word
+  local w = f32 and 4 or 8                 -- elements per 16 bytes
+  local qvec = rows_aligned(I, I.q, I.qmap, I.D, w)
+  local kvec = rows_aligned(I, I.k, I.kmap, I.D, w)
+  local vvec = rows_aligned(I, I.v, I.vmap, I.E, w)
+  -- pairs of output columns stored as one 32-bit (f32: 64-bit) word
   local opair = I.E % 2 == 0 and rows_aligned(I, I.out, I.omap, I.E, 2)
   local vars = {
     KERNEL = spec.kernel, PARAMS = kg.params(spec),
     L = I.L, S = I.S, D = I.D, E = I.E, DP = DP, EP = EP, QST = qst, VST = vst,
+    ETY = f32 and "float" or "unsigned short",
     MMAT = bf and "bf16" or "f16",
-    PAIR = bf and "__nv_bfloat162" or "__half2",
-    PACK = bf and "__floats2bfloat162_rn" or "__floats2half2_rn",
+    PAIR = f32 and "float2" or bf and "__nv_bfloat162" or "__half2",
+    PACK = f32 and "make_float2" or bf and "__floats2bfloat162_rn" or "__floats2half2_rn",
     SCALE2 = kg.float(I.scale * LOG2E),
     NEND = nend_expr(I),
     CAUSAL = I.causal and 1 or 0,
     MASKED = I.mask and 1 or 0,
     MASK = mask_code(spec, I, "x", "i", "j", true),
     ORS = I.ors .. "L", OCS = I.ocs .. "L", OUT = I.out.cname,
+    CLUSTER = kg.cluster_helpers("sd"),
   }
-  local loadQ = tile_copy { vec = qvec, nrows = "BLOCK_M", ncols = I.D, row0 = "m0", limit = I.L,
-    ptr = I.q.cname, base = "sd_qb", rs = I.qrs, cs = I.qcs, dst = "sd_qs", pitch = qst }
-  local loadK = tile_copy { vec = kvec, nrows = "BLOCK_N", ncols = I.D, row0 = "kn0", limit = I.S,
-    ptr = I.k.cname, base = "sd_kb", rs = I.krs, cs = I.kcs, dst = "sd_ks", pitch = qst }
-  local loadV = tile_copy { vec = vvec, nrows = "BLOCK_N", ncols = I.E, row0 = "n0", limit = I.S,
-    ptr = I.v.cname, base = "sd_vb", rs = I.vrs, cs = I.vcs, dst = "sd_vs", pitch = vst }
+  local loadQ = tile_copy { vec = qvec, f32 = f32, nrows = "BLOCK_M", ncols = I.D, row0 = "m0",
+    limit = I.L, ptr = I.q.cname, base = "sd_qb", rs = I.qrs, cs = I.qcs, dst = "sd_qs", pitch = qst }
+  local loadK = tile_copy { vec = kvec, f32 = f32, nrows = "BLOCK_N", ncols = I.D, row0 = "kn0",
+    limit = I.S, ptr = I.k.cname, base = "sd_kb", rs = I.krs, cs = I.kcs, dst = "sd_ks", pitch = qst }
+  local loadV = tile_copy { vec = vvec, f32 = f32, nrows = "BLOCK_N", ncols = I.E, row0 = "n0",
+    limit = I.S, ptr = I.v.cname, base = "sd_vb", rs = I.vrs, cs = I.vcs, dst = "sd_vs", pitch = vst }
   local store
   if opair then
     store = subst([[
@@ -590,6 +648,11 @@ static __device__ __forceinline__ void sd_cp_wait_all(void)
 {
   asm volatile("cp.async.wait_group 0;\n" ::: "memory");
 }
+]], vars))
+  if f32 then
+    add(kg.line() .. "\n" .. kg.tf32_helpers("sd"))
+  else
+    add(block(kg.line(), [[
 static __device__ __forceinline__ void sd_ldsm4(unsigned addr, unsigned *r)
 {
   asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
@@ -613,25 +676,41 @@ static __device__ __forceinline__ unsigned sd_pack(float lo, float hi)
   @PAIR h = @PACK(lo, hi);
   return *(unsigned *)&h;
 }
+]], vars))
+  end
+  add(block(kg.line(), [[
 static __device__ __forceinline__ float sd_exp2(float x)
 {
   float y;
   asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y;
 }
+#if SPLIT > 1
+#define SD_CLUSTER __cluster_dims__(SPLIT, 1, 1)
+@CLUSTER
+#else
+#define SD_CLUSTER
+#endif
 
-KG_KERNEL void __launch_bounds__(SD_THREADS) @KERNEL(
+KG_KERNEL void __launch_bounds__(SD_THREADS) SD_CLUSTER @KERNEL(
     @PARAMS)
 {
-  extern __shared__ __align__(16) unsigned short sd_smem[];
-  unsigned short *sd_qs = sd_smem;                     /* [BLOCK_M][@QST] */
-  unsigned short *sd_ks = sd_qs + BLOCK_M * @QST;      /* [BLOCK_N][@QST] */
-  unsigned short *sd_vs = sd_ks + BLOCK_N * @QST;      /* [BLOCK_N][@VST] */
+  extern __shared__ __align__(16) @ETY sd_smem[];
+  @ETY *sd_qs = sd_smem;                     /* [BLOCK_M][@QST] */
+  @ETY *sd_ks = sd_qs + BLOCK_M * @QST;      /* [BLOCK_N][@QST] */
+  @ETY *sd_vs = sd_ks + BLOCK_N * @QST;      /* [BLOCK_N][@VST] */
   const int tid = (int)threadIdx.x, warp = tid >> 5, lane = tid & 31;
   const int g = lane >> 2, t4 = lane & 3;
-  const long blk = (long)blockIdx.x;
+  const long blk = (long)blockIdx.x / SPLIT;
   const int m0 = (int)(blk % SD_NMB) * BLOCK_M;
   const long bat = blk / SD_NMB;
+  /* the keys [nbeg, nend) of this block: SPLIT > 1 gives each block of a
+     cluster a run of whole key tiles */
+  const unsigned kr = (unsigned)(blockIdx.x % SPLIT);
+  const int nall = @NEND;
+  const int nchunk = ((nall + BLOCK_N - 1) / BLOCK_N + SPLIT - 1) / SPLIT * BLOCK_N;
+  const int nbeg = (int)kr * nchunk;
+  const int nend = nall - nbeg < nchunk ? nall : nbeg + nchunk;
 ]], vars))
   add(bases(I, "  "))
   add("\n")
@@ -652,17 +731,34 @@ KG_KERNEL void __launch_bounds__(SD_THREADS) @KERNEL(
   end
   add(block(kg.line(), [[
   {
-    const int kn0 = 0;
+    const int kn0 = nbeg;
 ]]))
   add(loadQ)
   add(loadK)
   add(block(kg.line(), [[
     sd_cp_commit();
   }
+]]))
+  if f32 then
+    add(block(kg.line(), [[
+  /* per-lane fragment pointers.  In each k8 step of Q.K^T, k = t and t + 4
+     are the head-dim pair (2t, 2t + 1), the same for Q and K, so each is
+     one 8-byte load: Q rows g (and g + 8), K row (key) g.  In P.V, k = t
+     and t + 4 are keys 2t and 2t + 1, which is where the score
+     accumulators hold them: V rows 2t and 2t + 1, column g. */
+  const float *qp = sd_qs + (warp * SD_WM + g) * @QST + 2 * t4;
+  const float *kp = sd_ks + g * @QST + 2 * t4;
+  const float *vp = sd_vs + 2 * t4 * @VST + g;
+]], vars))
+  else
+    add(block(kg.line(), [[
   /* per-lane ldmatrix addresses: Q and K as x4 (rows, 16 columns), V as x4.trans */
   const unsigned qa = sd_saddr(sd_qs + (warp * SD_WM + (lane & 15)) * @QST + (lane >> 4) * 8);
   const unsigned ka = sd_saddr(sd_ks + ((lane & 7) + ((lane >> 4) << 3)) * @QST + ((lane >> 3) & 1) * 8);
   const unsigned va = sd_saddr(sd_vs + (lane & 15) * @VST + (lane >> 4) * 8);
+]], vars))
+  end
+  add(block(kg.line(), [[
 
   float o[SD_MT][SD_ET][4];
   float mrow[SD_MT][2], lrow[SD_MT][2];
@@ -675,8 +771,7 @@ KG_KERNEL void __launch_bounds__(SD_THREADS) @KERNEL(
     lrow[mt][0] = lrow[mt][1] = 0.0f;
   }
 
-  const int nend = @NEND;
-  for (int n0 = 0; n0 < nend; n0 += BLOCK_N) {
+  for (int n0 = nbeg; n0 < nend; n0 += BLOCK_N) {
     sd_cp_wait_all();
     __syncthreads();              /* K tile in; every warp done with the last V */
 ]], vars))
@@ -691,6 +786,46 @@ KG_KERNEL void __launch_bounds__(SD_THREADS) @KERNEL(
 #pragma unroll
       for (int nt = 0; nt < SD_NT; nt++)
         s[mt][nt][0] = s[mt][nt][1] = s[mt][nt][2] = s[mt][nt][3] = 0.0f;
+]]))
+  if f32 then
+    add(block(kg.line(), [[
+#pragma unroll
+    for (int ks = 0; ks < @DP / 8; ks++) {
+      unsigned a[SD_MT][4], as[SD_MT][4], b[SD_NT][2], bs[SD_NT][2];
+#pragma unroll
+      for (int mt = 0; mt < SD_MT; mt++) {
+        const float2 lo = *(const float2 *)(qp + mt * 16 * @QST + ks * 8);
+        const float2 hi = *(const float2 *)(qp + (mt * 16 + 8) * @QST + ks * 8);
+        a[mt][0] = __float_as_uint(lo.x);
+        a[mt][1] = __float_as_uint(hi.x);
+        a[mt][2] = __float_as_uint(lo.y);
+        a[mt][3] = __float_as_uint(hi.y);
+        sd_split<4>(a[mt], as[mt]);
+      }
+#pragma unroll
+      for (int nt = 0; nt < SD_NT; nt++) {
+        const float2 kv = *(const float2 *)(kp + nt * 8 * @QST + ks * 8);
+        b[nt][0] = __float_as_uint(kv.x);
+        b[nt][1] = __float_as_uint(kv.y);
+        sd_split<2>(b[nt], bs[nt]);
+      }
+      /* 3xTF32, each product over every tile before the next */
+#pragma unroll
+      for (int mt = 0; mt < SD_MT; mt++)
+#pragma unroll
+        for (int nt = 0; nt < SD_NT; nt++) sd_mma(s[mt][nt], as[mt], b[nt]);
+#pragma unroll
+      for (int mt = 0; mt < SD_MT; mt++)
+#pragma unroll
+        for (int nt = 0; nt < SD_NT; nt++) sd_mma(s[mt][nt], a[mt], bs[nt]);
+#pragma unroll
+      for (int mt = 0; mt < SD_MT; mt++)
+#pragma unroll
+        for (int nt = 0; nt < SD_NT; nt++) sd_mma(s[mt][nt], a[mt], b[nt]);
+    }
+]], vars))
+  else
+    add(block(kg.line(), [[
 #pragma unroll
     for (int ks = 0; ks < @DP / 16; ks++) {
       unsigned a[SD_MT][4];
@@ -708,6 +843,9 @@ KG_KERNEL void __launch_bounds__(SD_THREADS) @KERNEL(
         }
       }
     }
+]], vars))
+  end
+  add(block(kg.line(), [[
 
     /* scale into log2 units; mask: keys past S, the mask, causal */
 #pragma unroll
@@ -775,6 +913,57 @@ KG_KERNEL void __launch_bounds__(SD_THREADS) @KERNEL(
         }
       }
 
+]]))
+  if f32 then
+    -- V's B fragments are split in chunks of SD_EC output tiles, so that
+    -- the three products of a chunk run over independent accumulators
+    -- without holding all of a k8 step's V in registers
+    add(block(kg.line(), [[
+    /* O += P V, 3xTF32: the score accumulators of key tile kb are the A
+       fragments of P as they stand (k = t, t + 4 are keys 2t, 2t + 1) */
+#define SD_EC (SD_ET < 8 ? SD_ET : 8)
+#pragma unroll
+    for (int kb = 0; kb < SD_NT; kb++) {
+      unsigned a[SD_MT][4], as[SD_MT][4];
+#pragma unroll
+      for (int mt = 0; mt < SD_MT; mt++) {
+        a[mt][0] = __float_as_uint(s[mt][kb][0]);
+        a[mt][1] = __float_as_uint(s[mt][kb][2]);
+        a[mt][2] = __float_as_uint(s[mt][kb][1]);
+        a[mt][3] = __float_as_uint(s[mt][kb][3]);
+        sd_split<4>(a[mt], as[mt]);
+      }
+#pragma unroll
+      for (int ec = 0; ec < SD_ET; ec += SD_EC) {
+        unsigned b[SD_EC][2], bs[SD_EC][2];
+#pragma unroll
+        for (int e = 0; e < SD_EC; e++)
+          if (ec + e < SD_ET) {
+            b[e][0] = __float_as_uint(vp[kb * 8 * @VST + (ec + e) * 8]);
+            b[e][1] = __float_as_uint(vp[(kb * 8 + 1) * @VST + (ec + e) * 8]);
+            sd_split<2>(b[e], bs[e]);
+          }
+#pragma unroll
+        for (int mt = 0; mt < SD_MT; mt++)
+#pragma unroll
+          for (int e = 0; e < SD_EC; e++)
+            if (ec + e < SD_ET) sd_mma(o[mt][ec + e], as[mt], b[e]);
+#pragma unroll
+        for (int mt = 0; mt < SD_MT; mt++)
+#pragma unroll
+          for (int e = 0; e < SD_EC; e++)
+            if (ec + e < SD_ET) sd_mma(o[mt][ec + e], a[mt], bs[e]);
+#pragma unroll
+        for (int mt = 0; mt < SD_MT; mt++)
+#pragma unroll
+          for (int e = 0; e < SD_EC; e++)
+            if (ec + e < SD_ET) sd_mma(o[mt][ec + e], a[mt], b[e]);
+      }
+    }
+  }
+]], vars))
+  else
+    add(block(kg.line(), [[
     /* O += P V: the score accumulators are the A fragments of P */
 #pragma unroll
     for (int kb = 0; kb < BLOCK_N / 16; kb++) {
@@ -798,6 +987,65 @@ KG_KERNEL void __launch_bounds__(SD_THREADS) @KERNEL(
       }
     }
   }
+]], vars))
+  end
+  add(block(kg.line(), [[
+#if SPLIT > 1
+  /* combine the cluster's key splits in rank 0: ranks 1.. leave their row
+     max, partial sums and accumulators in shared memory (one slot per
+     thread and value), rank 0 rescales each to the common max and adds */
+  sd_cp_wait_all();
+  __syncthreads();                /* every warp done with the K and V tiles */
+  {
+    float *red = (float *)sd_smem + tid;
+    if (kr != 0) {
+#pragma unroll
+      for (int mt = 0; mt < SD_MT; mt++)
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+          red[(mt * 2 + h) * SD_THREADS] = mrow[mt][h];
+          red[(SD_MT * 2 + mt * 2 + h) * SD_THREADS] = lrow[mt][h];
+        }
+#pragma unroll
+      for (int mt = 0; mt < SD_MT; mt++)
+#pragma unroll
+        for (int et = 0; et < SD_ET; et++)
+#pragma unroll
+          for (int e = 0; e < 4; e++)
+            red[(SD_MT * 4 + (mt * SD_ET + et) * 4 + e) * SD_THREADS] = o[mt][et][e];
+    }
+    sd_cluster_sync();
+    if (kr == 0) {
+#pragma unroll 1
+      for (unsigned r = 1; r < SPLIT; r++) {
+        const unsigned pr = sd_peer(red, r);
+#pragma unroll
+        for (int mt = 0; mt < SD_MT; mt++)
+#pragma unroll
+          for (int h = 0; h < 2; h++) {
+            const float mp = sd_ld_peer(pr + (unsigned)((mt * 2 + h) * SD_THREADS * 4));
+            const float lp = sd_ld_peer(pr + (unsigned)((SD_MT * 2 + mt * 2 + h) * SD_THREADS * 4));
+            const float mx = fmaxf(mrow[mt][h], mp);
+            /* both all masked so far: scale by 2^-inf = 0, never NaN */
+            const float mu = mx == -KG_INF ? 0.0f : mx;
+            const float a0 = sd_exp2(mrow[mt][h] - mu), a1 = sd_exp2(mp - mu);
+            mrow[mt][h] = mx;
+            lrow[mt][h] = lrow[mt][h] * a0 + lp * a1;
+#pragma unroll
+            for (int et = 0; et < SD_ET; et++)
+#pragma unroll
+              for (int c = 0; c < 2; c++) {
+                const int e = 2 * h + c;
+                o[mt][et][e] = o[mt][et][e] * a0 +
+                  sd_ld_peer(pr + (unsigned)((SD_MT * 4 + (mt * SD_ET + et) * 4 + e) * SD_THREADS * 4)) * a1;
+              }
+          }
+      }
+    }
+    sd_cluster_sync();            /* rank 0 done reading the others */
+    if (kr != 0) return;
+  }
+#endif
 
   /* out = O / l; l = 0 (every key masked) gives NaN */
 #pragma unroll

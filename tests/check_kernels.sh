@@ -125,5 +125,73 @@ if [ "${mode#sm_}" != "$mode" ]; then
         echo "ok   f32 on path=mma: $n candidates (3xTF32), the conv through the transposed tile"
     fi
 fi
+# f32 attention takes the tensor cores (3xTF32 m16n8k8 on the mma path):
+# every sdpa kernel of the f32 test models and of the encoder in f32
+# compiles there, for every head dim of the tests (24 to 192).
+if [ "${mode#sm_}" != "$mode" ]; then
+    total=$((total + 1))
+    bad=
+    n=0
+    nk=0
+    for f in "$src"/tests/kernels/sdpa_causal.pat "$src"/tests/kernels/sdpa_floatmask.pat \
+             "$src"/examples/encoder_layer.pat; do
+        dims=
+        [ "$(basename "$f")" = encoder_layer.pat ] && dims="--dtype DT=f32 $(small "$f")"
+        # shellcheck disable=SC2086
+        for k in $("$kgen" plan "$f" $dims 2>/dev/null | awk '$2 ~ /^k[0-9]+_sdpa$/ { print $2 }'); do
+            # shellcheck disable=SC2086
+            out=$("$kgen" check "$f" $dims $args --kernel "$k" --where path=mma --configs 2 2>&1) ||
+                bad="$bad $(basename "$f" .pat):$k"
+            nk=$((nk + 1))
+            n=$((n + $(echo "$out" | grep -c ' ok .*path=mma')))
+        done
+    done
+    sd=$(mktemp -d)
+    # shellcheck disable=SC2046
+    "$kgen" gen "$src/examples/encoder_layer.pat" --dtype DT=f32 $(small "$src/examples/encoder_layer.pat") \
+        --backend cuda --arch "$mode" -o "$sd/out" --kernel k13_sdpa --where path=mma >/dev/null 2>&1 ||
+        bad="$bad gen"
+    grep -q 'm16n8k8.row.col.f32.tf32.tf32.f32' "$sd/out/k13_sdpa.mma.cu" 2>/dev/null || bad="$bad no-tf32-mma"
+    rm -rf "$sd"
+    [ "$nk" -ge 7 ] && [ "$n" -ge "$nk" ] || bad="$bad kernels=$nk candidates=$n"
+    if [ -n "$bad" ]; then
+        failed=$((failed + 1))
+        echo "FAILED: f32 sdpa on path=mma:$bad"
+    else
+        echo "ok   f32 sdpa on path=mma: $n candidates of $nk kernels (3xTF32)"
+    fi
+fi
+# split-K over a thread-block cluster (SPLITK, mma path): on sm_90 the
+# WaveNet layer's dilated conv in f32 at the inference shape (M = 861)
+# compiles with SPLITK 2 and 4 and carries __cluster_dims__; sm_80 has no
+# clusters, so no config passes there.
+if [ "${mode#sm_}" != "$mode" ]; then
+    total=$((total + 1))
+    w=$src/examples/wavenet_layer.pat
+    wk="--dtype DT=f32 --dim B=1 --dim T=861 --kernel k3_conv1d --where path=mma --where SPLITK=2,4"
+    bad=
+    # shellcheck disable=SC2086
+    out=$("$kgen" check "$w" $wk $args --configs 4 2>&1)
+    rc=$?
+    n=$(echo "$out" | grep -c ' ok .*SPLITK=[24]')
+    if [ "$mode" = sm_80 ]; then
+        [ $rc -ne 0 ] && echo "$out" | grep -q 'no config' || bad="$bad sm_80-split"
+    else
+        [ $rc -eq 0 ] && [ "$n" -eq 4 ] || bad="$bad candidates=$n"
+        sd=$(mktemp -d)
+        # shellcheck disable=SC2086
+        "$kgen" gen "$w" $wk --backend cuda --arch "$mode" -o "$sd/out" >/dev/null 2>&1 || bad="$bad gen"
+        grep -q '__cluster_dims__(SPLITK, 1, 1)' "$sd/out/k3_conv1d.none.mma.cu" 2>/dev/null &&
+            grep -q '^#define SPLITK [24]$' "$sd/out/k3_conv1d.none.mma.cu" || bad="$bad no-cluster"
+        rm -rf "$sd"
+    fi
+    if [ -n "$bad" ]; then
+        failed=$((failed + 1))
+        echo "FAILED: split-K (SPLITK):$bad"
+        echo "$out"
+    else
+        echo "ok   split-K (SPLITK) on $mode: $n candidates"
+    fi
+fi
 echo "$((total - failed))/$total models pass kgen check ($mode)"
 [ "$failed" -eq 0 ]
