@@ -843,7 +843,10 @@ $pre
                  fl = kg.load(spec, o.filt.arg.dtype, "fh", "j"),
                  store = kg.store(spec, dt, "pk", "j", "v") }))
     end
-  elseif o.kind == "conv" and o.stride == 1 and o.Tout % G == 0 then
+  elseif o.kind == "conv" and o.stride == 1 and o.Tout >= G then
+    -- G rows from one division: when G does not divide the sequence, a
+    -- group may run past its end into the next batch's first rows
+    local wrap = o.Tout % G ~= 0
     -- G rows of one batch: the divisions once, then G consecutive taps
     fetch = fill([[
           const $ix cb = ($ix)r0 / $Tout, ct0 = ($ix)r0 % $Tout, cci = ($ix)k / $KS, ckk = ($ix)k % $KS;
@@ -851,13 +854,21 @@ $pre
           const $ix ctb = ct0 - $pad + ckk * $dil;
           #pragma unroll
           for (int j = 0; j < $G; j++) {
+$each
+          }]], { Tout = L(o.Tout), KS = L(o.KS), off = L(o.off), sxB = L(o.sxB),
+                 Cig = L(o.Cig), sxC = L(o.sxC), pad = L(o.pad), dil = L(o.dil), G = G,
+                 ix = I32 and "int" or "long",
+                 each = fill(wrap and [[
+            const bool nx = ct0 + j >= $Tout;
+            const $ix tin = ctb + j - (nx ? $Tout : 0);
+            gemm_av[i][j] = r0 + j < GEMM_M && k < GEMM_K && tin >= 0L && tin < $Tin ?
+              $ld : 0.0f;]] or [[
             const $ix tin = ctb + j;
             gemm_av[i][j] = r0 < GEMM_M && k < GEMM_K && tin >= 0L && tin < $Tin ?
-              $ld : 0.0f;
-          }]], { Tout = L(o.Tout), KS = L(o.KS), off = L(o.off), sxB = L(o.sxB),
-                 Cig = L(o.Cig), sxC = L(o.sxC), pad = L(o.pad), dil = L(o.dil),
-                 Tin = L(o.Tin), ix = I32 and "int" or "long", G = G,
-                 ld = kg.load(spec, o.x.dtype, o.x.cname, "cbase + tin * " .. L(o.sxT)) })
+              $ld : 0.0f;]], { Tout = L(o.Tout), Tin = L(o.Tin), ix = I32 and "int" or "long",
+                 ld = kg.load(spec, o.x.dtype, o.x.cname, wrap and
+                   "cbase + (nx ? " .. L(o.sxB) .. " : 0) + tin * " .. L(o.sxT) or
+                   "cbase + tin * " .. L(o.sxT)) }) })
   else
     fetch = fill([[
           #pragma unroll
@@ -1991,7 +2002,9 @@ function T.emit(spec, design)
   if P.err then kg.fail("%s", P.err) end
   local emit = design.path == "mma" and emit_mma or design.path == "wgmma" and emit_wgmma or
     emit_simt
-  I32 = design.path == "wgmma" and small(spec)
+  -- 32-bit address arithmetic on the tensor-core paths where it cannot
+  -- overflow (the simt path, which OpenCL shares, keeps 64-bit)
+  I32 = design.path ~= "simt" and small(spec)
   local ok, src = pcall(emit, spec, P, design)
   I32 = false
   if not ok then error(src, 0) end
