@@ -1381,11 +1381,10 @@ local function mma_epilogue(spec, P, design)
 end
 
 -- the MMAs of one k step over the fragments af, bf.  f32 runs each product
--- as three TF32 ones (3xTF32): x = big + small with big = x rounded to TF32,
--- and a*b ~ a.small*b.big + a.big*b.small + a.big*b.big, which keeps the
--- error near f32's (one TF32 product alone would be near 1e-3 relative).
--- Each of the three goes over all (mi, ni) in turn, so that consecutive
--- MMAs never wait on one accumulator.
+-- as three TF32 ones (3xTF32, kg.tf32_helpers): x = big + small with big =
+-- x rounded to TF32, and a*b ~ a.small*b.big + a.big*b.small + a.big*b.big,
+-- which keeps the error near f32's (one TF32 product alone would be near
+-- 1e-3 relative).
 local mma_16 = [[
           #pragma unroll
           for (int mi = 0; mi < GEMM_MI; mi++)
@@ -1397,18 +1396,7 @@ local mma_3xtf32 = [[
           for (int mi = 0; mi < GEMM_MI; mi++) kg_gemm_split<4>(af[mi], as_[mi]);
           #pragma unroll
           for (int ni = 0; ni < GEMM_NI; ni++) kg_gemm_split<2>(bf[ni], bs_[ni]);
-          #pragma unroll
-          for (int mi = 0; mi < GEMM_MI; mi++)
-            #pragma unroll
-            for (int ni = 0; ni < GEMM_NI; ni++) kg_gemm_mma(acc[mi][ni], as_[mi], bf[ni]);
-          #pragma unroll
-          for (int mi = 0; mi < GEMM_MI; mi++)
-            #pragma unroll
-            for (int ni = 0; ni < GEMM_NI; ni++) kg_gemm_mma(acc[mi][ni], af[mi], bs_[ni]);
-          #pragma unroll
-          for (int mi = 0; mi < GEMM_MI; mi++)
-            #pragma unroll
-            for (int ni = 0; ni < GEMM_NI; ni++) kg_gemm_mma(acc[mi][ni], af[mi], bf[ni]);]]
+          kg_gemm_mma3<GEMM_MI, GEMM_NI, GEMM_NI>(acc[0], af, as_, bf, bs_);]]
 
 -- split-K over a thread-block cluster (sm_90): the SPLITK blocks of one
 -- output tile are a cluster, each sums a slice of K; ranks 1.. leave their
@@ -1422,11 +1410,11 @@ local function split_helpers()
 #if SPLITK > 1
 #define GEMM_CLUSTER __cluster_dims__(SPLITK, 1, 1)
 ]] .. kg.cluster_helpers("kg_gemm") .. [[
-/* sums the cluster's partial accumulators into rank 0's; true on rank 0 */
-static __device__ __forceinline__ bool kg_gemm_split_reduce(float (*acc)[GEMM_NI][4], unsigned kr, int tid)
+/* sums the cluster's partial accumulators into rank 0's (red: this
+   thread's slots in the drained stage buffers); true on rank 0 */
+static __device__ __forceinline__ bool kg_gemm_split_reduce(float (*acc)[GEMM_NI][4], float4 *red,
+                                                            unsigned kr)
 {
-  extern __shared__ __align__(16) unsigned char kg_gemm_smem[];
-  float4 *red = (float4 *)kg_gemm_smem + tid;
   if (kr != 0) {
     #pragma unroll
     for (int mi = 0; mi < GEMM_MI; mi++)
@@ -1563,7 +1551,7 @@ $loadb
     kg_gemm_wait<0>();
     __syncthreads();
 #if SPLITK > 1
-    if (!kg_gemm_split_reduce(acc, kr, tid)) continue;
+    if (!kg_gemm_split_reduce(acc, (float4 *)kg_gemm_smem + tid, kr)) continue;
 #endif
 $epi
     __syncthreads();

@@ -130,6 +130,10 @@ end
 -- column-major B, f32 C), and <prefix>_split<N>(x, small) splits N floats
 -- (as bits) into x rounded to TF32 (left in x) and the remainder, so that
 -- a.b ~ a_small.b_big + a_big.b_small + a_big.b_big at f32's error.
+-- <prefix>_mma3<M, N, LD>(c, a, as, b, bs, n) runs those three products
+-- for an M x N block of tiles, c[i * LD + j] += a[i].b[j] for j < n, each
+-- product over every tile before the next, so that consecutive MMAs never
+-- wait on one accumulator.
 function kg.tf32_helpers(prefix)
   return (([[
 static __device__ __forceinline__ void @_mma(float *c, const unsigned *a, const unsigned *b)
@@ -149,6 +153,23 @@ template <int N> static __device__ __forceinline__ void @_split(unsigned *x, uns
     small[i] = __float_as_uint(__uint_as_float(x[i]) - __uint_as_float(big));
     x[i] = big;
   }
+}
+template <int M, int N, int LD> static __device__ __forceinline__ void @_mma3(float (*c)[4],
+    const unsigned (*a)[4], const unsigned (*as)[4], const unsigned (*b)[2], const unsigned (*bs)[2],
+    int n = N)
+{
+  #pragma unroll
+  for (int i = 0; i < M; i++)
+    #pragma unroll
+    for (int j = 0; j < N; j++) if (j < n) @_mma(c[i * LD + j], as[i], b[j]);
+  #pragma unroll
+  for (int i = 0; i < M; i++)
+    #pragma unroll
+    for (int j = 0; j < N; j++) if (j < n) @_mma(c[i * LD + j], a[i], bs[j]);
+  #pragma unroll
+  for (int i = 0; i < M; i++)
+    #pragma unroll
+    for (int j = 0; j < N; j++) if (j < n) @_mma(c[i * LD + j], a[i], b[j]);
 }
 ]]):gsub("@_", prefix .. "_"))
 end

@@ -809,19 +809,7 @@ KG_KERNEL void __launch_bounds__(SD_THREADS) SD_CLUSTER @KERNEL(
         b[nt][1] = __float_as_uint(kv.y);
         sd_split<2>(b[nt], bs[nt]);
       }
-      /* 3xTF32, each product over every tile before the next */
-#pragma unroll
-      for (int mt = 0; mt < SD_MT; mt++)
-#pragma unroll
-        for (int nt = 0; nt < SD_NT; nt++) sd_mma(s[mt][nt], as[mt], b[nt]);
-#pragma unroll
-      for (int mt = 0; mt < SD_MT; mt++)
-#pragma unroll
-        for (int nt = 0; nt < SD_NT; nt++) sd_mma(s[mt][nt], a[mt], bs[nt]);
-#pragma unroll
-      for (int mt = 0; mt < SD_MT; mt++)
-#pragma unroll
-        for (int nt = 0; nt < SD_NT; nt++) sd_mma(s[mt][nt], a[mt], b[nt]);
+      sd_mma3<SD_MT, SD_NT, SD_NT>(s[0], a, as, b, bs);
     }
 ]], vars))
   else
@@ -943,21 +931,7 @@ KG_KERNEL void __launch_bounds__(SD_THREADS) SD_CLUSTER @KERNEL(
             b[e][1] = __float_as_uint(vp[(kb * 8 + 1) * @VST + (ec + e) * 8]);
             sd_split<2>(b[e], bs[e]);
           }
-#pragma unroll
-        for (int mt = 0; mt < SD_MT; mt++)
-#pragma unroll
-          for (int e = 0; e < SD_EC; e++)
-            if (ec + e < SD_ET) sd_mma(o[mt][ec + e], as[mt], b[e]);
-#pragma unroll
-        for (int mt = 0; mt < SD_MT; mt++)
-#pragma unroll
-          for (int e = 0; e < SD_EC; e++)
-            if (ec + e < SD_ET) sd_mma(o[mt][ec + e], a[mt], bs[e]);
-#pragma unroll
-        for (int mt = 0; mt < SD_MT; mt++)
-#pragma unroll
-          for (int e = 0; e < SD_EC; e++)
-            if (ec + e < SD_ET) sd_mma(o[mt][ec + e], a[mt], b[e]);
+        sd_mma3<SD_MT, SD_EC, SD_ET>(o[0] + ec, a, as, b, bs, SD_ET - ec);
       }
     }
   }
