@@ -51,8 +51,14 @@
 --   wgmma CUDA sm_90 (compiled as sm_90a), f16/bf16, B contiguous along K:
 --         Hopper's asynchronous warpgroup MMA (wgmma.mma_async m64nNk16).
 --         WM x WN warpgroups of 128 threads, each a (BM/WM) x (BN/WN) tile
---         of m64 blocks.  A is staged exactly as on the mma path (any
---         prologue, transposed tiles) and read into registers by ldmatrix;
+--         of m64 blocks.  A contiguous along K goes by cp.async into
+--         the swizzled tiles below; A with contiguous rows (a conv over
+--         [B, C, T], a transposed view) into M-major swizzled panels that
+--         wgmma reads transposed; with design prologue=smem, gated's y and
+--         LayerNorm's x land the same way and the prologue runs over the
+--         landed tile in place, a K tile ahead of the MMAs (a_desc).  Any
+--         other A (prologue=regs, the dilated conv, unaligned rows) is
+--         staged as on the mma path and read into registers by ldmatrix;
 --         B is copied by cp.async into the 128-byte-swizzled K-major layout
 --         wgmma reads through a shared-memory descriptor (BK = 64: one
 --         128-byte row per B row).  The MMAs of one stage run while the
@@ -62,6 +68,8 @@
 --         the output's contiguous axis (16-byte stores) where every output
 --         and the residual allow it.  MINB caps the registers so that 1 or
 --         2 blocks share an SM.
+-- Design knob `prologue`: "regs" everywhere but wgmma, which may take
+-- "smem" for gated_tanh_residual and ln=prepass (above).
 -- Design knob `ln`: "none" for every kernel but ln_gemm_gelu, which takes
 -- "prepass" (per-row mean/rstd computed by each block before its K loop,
 -- two-pass for accuracy) or "fold" (above).
@@ -75,6 +83,7 @@ local T = {
   design = {
     ln = { "none", "prepass", "fold" },
     path = { "mma", "simt", "wgmma" },
+    prologue = { "regs", "smem" },   -- wgmma: where A's prologue runs (a_desc)
   },
   tuning = {
     BM = { 16, 32, 64, 128, 256 },
@@ -426,6 +435,36 @@ local function a_ss(P, design)
   return design.path == "wgmma" and fast(nil, P, operand(P, "A", design), design)
 end
 
+-- wgmma: can an A that a_ss refuses still reach wgmma through a
+-- descriptor?  Its raw operand lands by cp.async in a swizzled tile of the
+-- stage ring and any prologue is applied there, in place, once the stage
+-- has landed; the MMAs then read the tile as a_ss's do, one group left in
+-- flight, where the register path must wait for each stage's MMAs.
+--   "k": the raw LayerNorm input is contiguous along K: a_ss's K-major tile
+--        (ln=prepass normalises it in place)
+--   "m": the rows are contiguous in aligned runs of 8 (a conv over
+--        [B, C, T], a transposed view, gated's y, LayerNorm of a transposed
+--        x): M-major panels of 64 rows, each k a 128-byte row of 8 chunks
+--        swizzled like the K-major tile, which wgmma reads transposed
+--        (f16/bf16 only, as is the whole path)
+local function a_desc(P, design)
+  if design.path ~= "wgmma" or design.ln == "fold" or a_ss(P, design) then return nil end
+  local A = P.A
+  -- with a prologue, the tuner picks: the pass in shared memory costs two
+  -- barriers per K tile, the register path waits for each tile's MMAs
+  if A.kind ~= "strided" and design.prologue ~= "smem" then return nil end
+  local function runs(mp) return mp.arg.dtype == P.dt and mvec(mp, 8) end
+  if A.kind == "ln" then
+    if fast(nil, P, A.raw, design) then return "k" end
+    return runs(A.mp) and "m" or nil
+  elseif A.kind == "strided" then
+    return runs(A.mp) and "m" or nil
+  elseif A.kind == "gated" then
+    return runs(A.gate) and runs(A.filt) and "m" or nil
+  end
+  return nil
+end
+
 -- is the output's row axis the contiguous one (a conv's [B, C, T] out)?
 local function out_mfast(P)
   local mp = P.out
@@ -456,8 +495,10 @@ end
 -- shared memory of the wgmma path: the stages, or the f32 tile of the
 -- staged epilogue if larger, and the alignment slack
 local function wgmma_smem(P, cfg)
-  local asz = a_ss(P, cfg) and cfg.BM * cfg.BK or
+  local asz = (a_ss(P, cfg) or a_desc(P, cfg)) and cfg.BM * cfg.BK or
     a_trans(P, cfg) and cfg.BK * (cfg.BM + 8) or cfg.BM * (cfg.BK + 8)
+  -- gated's filter half lands beside the gate half
+  if a_desc(P, cfg) and P.A.kind == "gated" then asz = 2 * asz end
   local ct = out_mfast(P) and cfg.BN * (cfg.BM + 4) or cfg.BM * (cfg.BN + 4)
   return math.max(cfg.STAGES * (asz + cfg.BN * cfg.BK) * 2, 4 * ct) + 1024
 end
@@ -508,6 +549,9 @@ function T.constraints(spec, cfg)
     if cfg.ln == "none" then return false, "ln_gemm_gelu needs ln=prepass or ln=fold" end
   elseif cfg.ln ~= "none" then
     return false, "ln applies to ln_gemm_gelu only"
+  end
+  if cfg.prologue == "smem" and (P.A.kind == "strided" or not a_desc(P, cfg)) then
+    return false, "prologue=smem: wgmma with a prologue whose raw A lands by cp.async"
   end
   local BM, BN, BK = cfg.BM, cfg.BN, cfg.BK
   local nt = threads(cfg)
@@ -645,7 +689,8 @@ function T.rank(spec, cfg)
   -- an A staged through registers (a prologue, a transposed or strided
   -- read) costs each thread BM * BK / threads loads per K step
   local ea = 1
-  if cfg.path ~= "simt" and not fast(spec, P, operand(P, "A", cfg), cfg) then
+  if cfg.path ~= "simt" and not fast(spec, P, operand(P, "A", cfg), cfg) and
+      not a_desc(P, cfg) then
     ea = 1 / (1 + cfg.BM * cfg.BK / (8 * nt))
   end
   -- split-K: a slice of K per block, and the cluster's reduction (about
@@ -756,6 +801,35 @@ local function loader(spec, P, which, design, store, dst)
       store = store("ri", "ki", "v") })
 end
 
+-- the f16x2/bf16x2 unit gated_tanh_residual's prologue runs on (bf16x2
+-- tanh needs sm_90), or nil
+local function gated_h2(spec, dt)
+  return dt == "f16" and "f16x2" or dt == "bf16" and sm_of(spec) >= 90 and "bf16x2" or nil
+end
+
+-- C statements declaring uint4 `z` as gated's prologue of the 8 gate and
+-- 8 filter values in uint4 lvalues g and f, in pairs on the half-precision
+-- units: sigmoid(g) tanh(f) = h + h tanh(g / 2) with h = tanh(f) / 2, one
+-- MUFU op per element instead of three (exp, reciprocal, tanh), the error
+-- of a few ulp of the f16/bf16 value the tile stores anyway
+local function gated_pairs(spec, dt, g, f, z)
+  return fill([[
+            const unsigned *gw = (const unsigned *)&$g, *fw = (const unsigned *)&$f;
+            uint4 $z;
+            unsigned *zw = (unsigned *)&$z;
+            #pragma unroll
+            for (int j = 0; j < 4; j++) {
+              unsigned hg, tg, tf, hf;
+              asm("fma.rn.$h2 %0, %1, %2, %3;" : "=r"(hg) : "r"(gw[j]), "r"($half), "r"(0x80008000u));
+              asm("tanh.approx.$h2 %0, %1;" : "=r"(tg) : "r"(hg));
+              asm("tanh.approx.$h2 %0, %1;" : "=r"(tf) : "r"(fw[j]));
+              asm("fma.rn.$h2 %0, %1, %2, %3;" : "=r"(hf) : "r"(tf), "r"($half), "r"(0x80008000u));
+              asm("fma.rn.$h2 %0, %1, %2, %1;" : "=r"(zw[j]) : "r"(hf), "r"(tg));
+            }
+]], { g = g, f = f, z = z, h2 = gated_h2(spec, dt),
+      half = dt == "f16" and "0x38003800u" or "0x3F003F00u" })
+end
+
 -- C code filling the transposed A tile (a_trans), in two halves so global
 -- latency hides behind the tensor cores: `fetch` (before the stage's MMAs)
 -- loads tile k0 into registers, `put` (after them) stores it into row ki of
@@ -803,28 +877,13 @@ $pre
             gemm_af[i] = *(const uint4 *)($fp + ($fa));
           }]], { gp = o.gate.arg.cname, ga = addr(o.gate, "z", "r0", "k"),
                  fp = o.filt.arg.cname, fa = addr(o.filt, "z", "r0", "k") })
-    local h2 = dt == "f16" and "f16x2" or dt == "bf16" and sm_of(spec) >= 90 and "bf16x2"
-    if h2 and o.gate.arg.dtype == dt and o.filt.arg.dtype == dt then
+    if gated_h2(spec, dt) and o.gate.arg.dtype == dt and o.filt.arg.dtype == dt then
       -- in pairs, on the half-precision units: sigmoid(g) tanh(f) =
       -- h + h tanh(g / 2) with h = tanh(f) / 2; one MUFU op per element
       -- instead of three (exp, reciprocal, tanh), the error of a few ulp
       -- of the f16/bf16 value the tile stores anyway
-      put = fill([[
-          {
-            const unsigned *gw = (const unsigned *)&gemm_ag[i], *fw = (const unsigned *)&gemm_af[i];
-            uint4 zq;
-            unsigned *zw = (unsigned *)&zq;
-            #pragma unroll
-            for (int j = 0; j < 4; j++) {
-              unsigned hg, tg, tf, hf;
-              asm("fma.rn.$h2 %0, %1, %2, %3;" : "=r"(hg) : "r"(gw[j]), "r"($half), "r"(0x80008000u));
-              asm("tanh.approx.$h2 %0, %1;" : "=r"(tg) : "r"(hg));
-              asm("tanh.approx.$h2 %0, %1;" : "=r"(tf) : "r"(fw[j]));
-              asm("fma.rn.$h2 %0, %1, %2, %3;" : "=r"(hf) : "r"(tf), "r"($half), "r"(0x80008000u));
-              asm("fma.rn.$h2 %0, %1, %2, %1;" : "=r"(zw[j]) : "r"(hf), "r"(tg));
-            }
-            *(uint4 *)($dst + ki * GEMM_BMP + rg) = zq;
-          }]], { h2 = h2, half = dt == "f16" and "0x38003800u" or "0x3F003F00u", dst = dst })
+      put = "          {\n" .. gated_pairs(spec, dt, "gemm_ag[i]", "gemm_af[i]", "zq") ..
+        "            *(uint4 *)(" .. dst .. " + ki * GEMM_BMP + rg) = zq;\n          }"
     else
       put = pack(fill([[
           const $gt *gh = (const $gt *)&gemm_ag[i];
@@ -844,10 +903,10 @@ $pre
                  store = kg.store(spec, dt, "pk", "j", "v") }))
     end
   elseif o.kind == "conv" and o.stride == 1 and o.Tout >= G then
-    -- G rows from one division: when G does not divide the sequence, a
-    -- group may run past its end into the next batch's first rows
+    -- G rows from one division, then G consecutive taps: when G does not
+    -- divide the sequence, a group may run past its end into the next
+    -- batch's first rows (the wrap variant)
     local wrap = o.Tout % G ~= 0
-    -- G rows of one batch: the divisions once, then G consecutive taps
     fetch = fill([[
           const $ix cb = ($ix)r0 / $Tout, ct0 = ($ix)r0 % $Tout, cci = ($ix)k / $KS, ckk = ($ix)k % $KS;
           const $ix cbase = $off + cb * $sxB + (($ix)z * $Cig + cci) * $sxC;
@@ -1572,7 +1631,7 @@ end
 -- wgmma.mma_async m64nNk16 with A from registers (the m16n8k16 A fragment of
 -- each warp's 16 rows; ss: from shared memory through descriptor a) and B
 -- from shared memory through descriptor b, accumulating into d[N / 2]
-local function wgmma_fn(ab, n, ss)
+local function wgmma_fn(ab, n, ss, ta)
   local nd = n // 2
   local regs, outs = {}, {}
   for i = 0, nd - 1 do
@@ -1589,13 +1648,13 @@ static __device__ __forceinline__ void kg_wg_mma$n(float *d, unsigned long long 
 {
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %$one, 0;\n"
                "wgmma.mma_async.sync.aligned.$shape.f32.$ab.$ab {$regs}, "
-               "%$a0, %$b, p, 1, 1, 0, 0;\n}\n"
+               "%$a0, %$b, p, 1, 1, $ta, 0;\n}\n"
                : $outs
                : "l"(a), "l"(b), "r"(1));
 }
 ]], { n = tostring(n), shape = "m64n" .. n .. "k16", ab = ab, regs = table.concat(regs, ", "),
       outs = table.concat(lines, ",\n                 "),
-      a0 = tostring(nd), b = tostring(nd + 1), one = tostring(nd + 2) })
+      a0 = tostring(nd), b = tostring(nd + 1), one = tostring(nd + 2), ta = ta and "1" or "0" })
   end
   return fill([[
 static __device__ __forceinline__ void kg_wg_mma$n(float *d, const unsigned *a, unsigned long long b)
@@ -1612,11 +1671,11 @@ static __device__ __forceinline__ void kg_wg_mma$n(float *d, const unsigned *a, 
       b = tostring(nd + 4), one = tostring(nd + 5) })
 end
 
-local function wgmma_helpers(spec, P, ss)
+local function wgmma_helpers(spec, P, ss, ta)
   local ab = P.dt == "bf16" and "bf16" or "f16"
   local fns = {}
   for _, n in ipairs({ 64, 128, 256 }) do
-    fns[#fns + 1] = "#if GEMM_WTN == " .. n .. "\n" .. wgmma_fn(ab, n, ss) ..
+    fns[#fns + 1] = "#if GEMM_WTN == " .. n .. "\n" .. wgmma_fn(ab, n, ss, ta) ..
       "#define kg_wg_mma kg_wg_mma" .. n .. "\n#endif\n"
   end
   return kg.line() .. "\n" .. [[
@@ -1676,6 +1735,98 @@ local function loader_swz(spec, P, design, which)
       }
 ]], { R = which == "A" and "BM" or "BN", dst = which == "A" and "as_w" or "bs_w",
       row = rowcode(P, which, design), ptr = o.mp.arg.cname, addr = addr(o.mp, "z", "r", "k") })
+end
+
+-- C code copying rows m0.. of map mp for k0 (BK = 64 values of k, 8
+-- consecutive rows per 16-byte cp.async) into a_desc's M-major panels at
+-- dst: 64 rows to a panel of 64 128-byte k rows, chunk c of row k at
+-- chunk c ^ (k % 8)
+local function loader_mpanel(mp, dst)
+  return kg.line() .. "\n" .. fill([[
+      #pragma unroll
+      for (int i = 0; i < GEMM_CDIV(BK * (BM / 8), GEMM_NT); i++) {
+        const int e = tid + i * GEMM_NT;
+        if ((BK * (BM / 8)) % GEMM_NT == 0 || e < BK * (BM / 8)) {
+          const int ki = e / (BM / 8), mc = e % (BM / 8);
+          const long r0 = m0 + mc * 8, k = k0 + ki;
+          const int in = r0 < GEMM_M && k < GEMM_K;
+          kg_gemm_cp16($dst + (mc >> 3) * 4096 + ki * 64 + (((mc & 7) ^ (ki & 7)) << 3),
+                       in ? $ptr + ($addr) : $ptr, in);
+        }
+      }
+]], { dst = dst, ptr = mp.arg.cname, addr = addr(mp, "z", "r0", "k") })
+end
+
+-- a_desc's pieces: `early`, the cp.async of stage ws's raw A (and gated's
+-- filter half at fs_w); `xf`, the prologue in place over the landed stage
+-- at as_x (fs_x) holding K tile kx (empty when there is none).  Each
+-- thread takes whole 16-byte chunks: 8 values along K of one row ("k") or
+-- 8 rows at one k ("m").
+local function adesc_code(spec, P, design, mode)
+  local A, dt = P.A, P.dt
+  local ct = kg.ctype(spec, dt)
+  local early, body
+  if mode == "k" then
+    early = loader_swz(spec, P, design, "A")
+  elseif A.kind == "gated" then
+    early = loader_mpanel(A.gate, "as_w") .. loader_mpanel(A.filt, "fs_w")
+  else
+    early = loader_mpanel(A.mp, "as_w")
+  end
+  if A.kind == "gated" then
+    body = "          uint4 *p = (uint4 *)(as_x + o);\n" ..
+      "          const uint4 gq = *p, fq = *(const uint4 *)(fs_x + o);\n" ..
+      gated_pairs(spec, dt, "gq", "fq", "zq") .. "          *p = zq;"
+  elseif A.kind == "ln" then
+    local g, b = P.ln.gamma, P.ln.beta
+    local function gb(k)
+      return kg.load(spec, g.arg.dtype, g.arg.cname, addr(g, "z", "0", k)),
+        kg.load(spec, b.arg.dtype, b.arg.cname, addr(b, "z", "0", k))
+    end
+    -- row u of the chunk's mean and rstd, gamma and beta at its k
+    local mu, rs, gk, bk
+    if mode == "k" then
+      mu, rs = "gemm_mean[ri]", "gemm_rstd[ri]"
+      gk, bk = gb("(k + u)")
+    else
+      mu, rs = "gemm_mean[mc * 8 + u]", "gemm_rstd[mc * 8 + u]"
+      gk, bk = "gk", "bk"
+    end
+    local pre = mode == "m" and "          const float gk = k < GEMM_K ? " .. select(1, gb("k")) ..
+      " : 0.0f, bk = k < GEMM_K ? " .. select(2, gb("k")) .. " : 0.0f;\n" or ""
+    body = fill([[
+          $ct *h = as_x + o;
+$pre          #pragma unroll
+          for (int u = 0; u < 8; u++) {
+            const float xv = $x;
+            $st
+          }]], { ct = ct, pre = pre,
+                x = kg.load(spec, dt, "h", "u"),
+                st = kg.store(spec, dt, "h", "u", mode == "k" and
+                  "k + u < GEMM_K ? (xv - " .. mu .. ") * " .. rs .. " * " .. gk .. " + " .. bk .. " : 0.0f" or
+                  "(xv - " .. mu .. ") * " .. rs .. " * gk + bk") })
+  else
+    return early, ""
+  end
+  local walk = mode == "k" and [[
+          const int ri = e >> 3, ch = e & 7;
+          const int o = ri * 64 + ((ch ^ (ri & 7)) << 3);
+          const long k = k0 + ch * 8;]] or [[
+          const int ki = e / (BM / 8), mc = e % (BM / 8);
+          const int o = (mc >> 3) * 4096 + ki * 64 + (((mc & 7) ^ (ki & 7)) << 3);
+          const long k = k0 + ki;]]
+  local xf = kg.line() .. "\n" .. fill([[
+      {
+        const long k0 = kx * BK;
+        #pragma unroll 2
+        for (int e = tid; e < BM * 8; e += GEMM_NT) {
+$walk
+          (void)k;
+$body
+        }
+      }
+]], { walk = walk, body = body })
+  return early, xf
 end
 
 -- can the staged epilogue move 8 outputs (16 bytes) at a time along the
@@ -1815,6 +1966,111 @@ $stores
       val = val, epi = epilogue(spec, P, io), stores = table.concat(stores, "\n") }), ctdef
 end
 
+-- the K loop of a_desc with a prologue: the prologue of K tile ct + 1 runs
+-- while the MMAs of tile ct are in flight.  Per K tile: issue its MMAs;
+-- retire the previous tile's (then every warpgroup is done with its stage,
+-- which is refilled); wait for tile ct + 1 to land, apply the prologue to
+-- it in place and fence it for the async proxy.
+local wgmma_xf_loop = [[
+    for (int s = 0; s < STAGES - 1; s++) {
+      if (s < GEMM_KT) {
+        $ct *as_w = gemm_as + s * $ast;
+        $ct *bs_w = gemm_bs + s * BN * BK;
+        $ct *fs_w = gemm_fs + s * $ast;
+        const long k0 = (long)s * BK;
+        (void)as_w; (void)fs_w; (void)k0;
+$early
+$loadb
+      }
+      kg_gemm_commit();
+    }
+    kg_gemm_wait<STAGES - 2>();
+    __syncthreads();
+    {
+      const long kx = 0;
+      $ct *as_x = gemm_as, *fs_x = gemm_fs;
+      (void)fs_x;
+$xf
+    }
+    kg_wg_fence_async();
+    __syncthreads();
+    int cs = 0;
+    for (long ct = 0; ct < GEMM_KT; ct++) {
+      const $ct *as_c = gemm_as + cs * $ast;
+      const $ct *bs_c = gemm_bs + cs * BN * BK;
+      const int ns = cs + 1 == STAGES ? 0 : cs + 1, ws = cs == 0 ? STAGES - 1 : cs - 1;
+$mmas
+      kg_wg_wait<1>();
+      kg_gemm_wait<STAGES - 3>();
+      __syncthreads();
+      if (ct + STAGES - 1 < GEMM_KT) {
+        $ct *as_w = gemm_as + ws * $ast;
+        $ct *bs_w = gemm_bs + ws * BN * BK;
+        $ct *fs_w = gemm_fs + ws * $ast;
+        const long k0 = (ct + STAGES - 1) * BK;
+        (void)as_w; (void)fs_w; (void)k0;
+$early
+$loadb
+      }
+      kg_gemm_commit();
+      if (ct + 1 < GEMM_KT) {
+        const long kx = ct + 1;
+        $ct *as_x = gemm_as + ns * $ast, *fs_x = gemm_fs + ns * $ast;
+        (void)fs_x;
+$xf
+        kg_wg_fence_async();
+      }
+      __syncthreads();
+      cs = ns;
+    }
+]]
+
+-- the K loop of the other A operands: per K tile, wait for it to land,
+-- issue the loads of tile ct + STAGES - 2 and the MMAs of tile ct
+local wgmma_loop = [[
+    for (int s = 0; s < STAGES - 2; s++) {
+      if (s < GEMM_KT) {
+        $ct *as_w = gemm_as + s * $ast;
+        $ct *bs_w = gemm_bs + s * BN * BK;
+        const long k0 = (long)s * BK;
+        (void)as_w; (void)k0;
+$early
+$loadb
+$late
+      }
+      kg_gemm_commit();
+    }
+    int cs = 0, ws = STAGES - 2;
+    for (long ct = 0; ct < GEMM_KT; ct++) {
+      kg_gemm_wait<STAGES - 3>();
+      kg_wg_fence_async();
+      __syncthreads();
+      const long it = ct + STAGES - 2;
+      const $ct *as_c = gemm_as + cs * $ast;
+      const $ct *bs_c = gemm_bs + cs * BN * BK;
+      $ct *as_w = gemm_as + ws * $ast;
+      $ct *bs_w = gemm_bs + ws * BN * BK;
+      (void)as_w;
+$fold
+      if (it < GEMM_KT) {
+        const long k0 = it * BK;
+        (void)k0;
+$early
+$loadb
+      }
+$mmas
+      if (it < GEMM_KT) {
+        const long k0 = it * BK;
+        (void)k0;
+$late
+      }
+      kg_gemm_commit();
+      kg_wg_wait<$inflight>();
+      cs = cs + 1 == STAGES ? 0 : cs + 1;
+      ws = ws + 1 == STAGES ? 0 : ws + 1;
+    }
+]]
+
 local function emit_wgmma(spec, P, design)
   local dt = P.dt
   local ct = kg.ctype(spec, dt)
@@ -1825,10 +2081,15 @@ local function emit_wgmma(spec, P, design)
   -- the A loads: `early` goes before the stage's MMAs are issued (global
   -- loads, cp.async), `late` after them (shared-memory stores)
   local ss = a_ss(P, design)
-  local early, late
+  local mode = a_desc(P, design)
+  local early, late, xf = nil, nil, ""
   if ss then
     ast = "BM * BK"
     early, late = loader_swz(spec, P, design, "A"), ""
+  elseif mode then
+    ast = "BM * BK"
+    early, xf = adesc_code(spec, P, design, mode)
+    late = ""
   elseif atr then
     adecl, afetch, aput = loader_trans(spec, P, "as_w")
     early, late = afetch, aput
@@ -1848,10 +2109,12 @@ local function emit_wgmma(spec, P, design)
   -- the MMAs of one stage: from A's registers (then the registers of
   -- stage ct must stay untouched until its MMAs retire: wait for all
   -- before the next ldmatrix) or from A's swizzled tile (one group may stay
-  -- in flight)
+  -- in flight).  A k16 step is 32 bytes into a K-major tile's rows, or 16
+  -- rows of 128 bytes (2048 bytes, 128 in the descriptor) into an M-major
+  -- panel.
   local mmas
-  if ss then
-    mmas = [[
+  if ss or mode then
+    mmas = fill([[
       kg_wg_fence();
       {
         const unsigned long long bd = kg_wg_desc(bs_c + wn * GEMM_WTN * BK);
@@ -1859,10 +2122,10 @@ local function emit_wgmma(spec, P, design)
         for (int mi = 0; mi < GEMM_MI; mi++) {
           const unsigned long long ad = kg_wg_desc(as_c + GEMM_ROW64(mi) * BK);
           #pragma unroll
-          for (int j = 0; j < BK / 16; j++) kg_wg_mma(&acc[mi][0][0], ad + 2 * j, bd + 2 * j);
+          for (int j = 0; j < BK / 16; j++) kg_wg_mma(&acc[mi][0][0], ad + $astep * j, bd + 2 * j);
         }
       }
-      kg_wg_commit();]]
+      kg_wg_commit();]], { astep = mode == "m" and "128" or "2" })
   else
     mmas = fill([[
       unsigned af[BK / 16][GEMM_MI][4];
@@ -1906,7 +2169,7 @@ local function emit_wgmma(spec, P, design)
 #endif
 ]] .. ctdef .. "\n",
     mma_helpers(spec, P, design),
-    wgmma_helpers(spec, P, ss),
+    wgmma_helpers(spec, P, ss or mode ~= nil, mode == "m"),
     kg.line() .. "\n" .. fill([[
 KG_KERNEL void __launch_bounds__(GEMM_NT, MINB) $name(
     $params)
@@ -1916,7 +2179,9 @@ KG_KERNEL void __launch_bounds__(GEMM_NT, MINB) $name(
   $ct *gemm_bs = ($ct *)(kg_gemm_smem +
     ((1024u - ((unsigned)__cvta_generic_to_shared(kg_gemm_smem) & 1023u)) & 1023u));
   $ct *gemm_as = gemm_bs + STAGES * BN * BK;
+  $ct *gemm_fs = gemm_as + STAGES * $ast;  /* gated's filter half (a_desc) */
   float *gemm_ct = (float *)gemm_bs;
+  (void)gemm_fs;
 $lnsh
   const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5, wq = warp & 3;
   const int wm = (warp >> 2) % WM, wn = (warp >> 2) / WM;
@@ -1925,48 +2190,7 @@ $tile
 $acczero
 $lnstart
 $adecl
-    for (int s = 0; s < STAGES - 2; s++) {
-      if (s < GEMM_KT) {
-        $ct *as_w = gemm_as + s * $ast;
-        $ct *bs_w = gemm_bs + s * BN * BK;
-        const long k0 = (long)s * BK;
-        (void)as_w; (void)k0;
-$early
-$loadb
-$late
-      }
-      kg_gemm_commit();
-    }
-    int cs = 0, ws = STAGES - 2;
-    for (long ct = 0; ct < GEMM_KT; ct++) {
-      kg_gemm_wait<STAGES - 3>();
-      kg_wg_fence_async();
-      __syncthreads();
-      const long it = ct + STAGES - 2;
-      const $ct *as_c = gemm_as + cs * $ast;
-      const $ct *bs_c = gemm_bs + cs * BN * BK;
-      $ct *as_w = gemm_as + ws * $ast;
-      $ct *bs_w = gemm_bs + ws * BN * BK;
-      (void)as_w;
-$fold
-      if (it < GEMM_KT) {
-        const long k0 = it * BK;
-        (void)k0;
-$early
-$loadb
-      }
-$mmas
-      if (it < GEMM_KT) {
-        const long k0 = it * BK;
-        (void)k0;
-$late
-      }
-      kg_gemm_commit();
-      kg_wg_wait<$inflight>();
-      cs = cs + 1 == STAGES ? 0 : cs + 1;
-      ws = ws + 1 == STAGES ? 0 : ws + 1;
-    }
-    kg_wg_wait<0>();
+$mainloop    kg_wg_wait<0>();
     #pragma unroll
     for (int mi = 0; mi < GEMM_MI; mi++)
       #pragma unroll
@@ -1979,8 +2203,11 @@ $epi
 }
 ]], { name = spec.kernel, params = kg.params(spec), ct = ct, lnsh = ln_shared(design),
       tile = tile_code, lnstart = ln_start(spec, P, design), adecl = adecl, acczero = acc_zero,
-      early = early, late = late, loadb = loadb, ast = ast,
-      mmas = mmas, inflight = ss and "1" or "0", epi = epi, fold = fill(fold, { ct = ct, ast = ast }) }),
+      ast = ast,
+      mainloop = fill(xf ~= "" and wgmma_xf_loop or wgmma_loop, {
+        ct = ct, ast = ast, early = early, late = late, loadb = loadb, mmas = mmas, xf = xf,
+        inflight = (ss or mode) and "1" or "0", fold = fill(fold, { ct = ct, ast = ast }) }),
+      epi = epi }),
   }
   return table.concat(src, "\n")
 end

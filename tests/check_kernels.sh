@@ -79,9 +79,9 @@ if [ "$mode" = sm_90 ]; then
     for T in 96 100; do
         rm -rf "$gd/out"
         "$kgen" gen "$g" --dim B=2 --dim C=64 --dim T=$T --backend cuda --arch sm_90 \
-            -o "$gd/out" --where path=wgmma --where MINB=2 >/dev/null 2>&1 || bad="$bad gen$T"
+            -o "$gd/out" --where path=wgmma --where prologue=regs --where MINB=2 >/dev/null 2>&1 || bad="$bad gen$T"
         n=$(ls "$gd/out" 2>/dev/null | wc -l)
-        cu="$gd/out/k0_gated_tanh_residual.none.wgmma.cu"
+        cu="$gd/out/k0_gated_tanh_residual.none.wgmma.regs.cu"
         [ "$n" -eq 1 ] && grep -q '^#define MINB 2$' "$cu" || bad="$bad where$T"
         v=$(grep -c 'uint4 rxv\|tanh.approx.f16x2' "$cu")
         if [ $T = 96 ] && [ "$v" -lt 2 ]; then bad="$bad vec96"; fi
@@ -93,6 +93,46 @@ if [ "$mode" = sm_90 ]; then
         echo "FAILED: gen --where / vectorised epilogue:$bad"
     else
         echo "ok   gen --where: gated epilogue and prologue vectorised at T=96 only"
+    fi
+fi
+# wgmma reads an A whose rows are contiguous (a conv over [B, C, T]) through
+# a descriptor of M-major panels (trans-a = 1, no ldmatrix.trans), and with
+# prologue=smem applies gated's prologue and LayerNorm (K-major x, and the
+# transposed x of ConvNeXt) in place in shared memory.  prologue=smem needs
+# a prologue and 16-byte runs: none for a plain linear, none at T = 100.
+if [ "$mode" = sm_90 ]; then
+    total=$((total + 1))
+    ad=$(mktemp -d)
+    bad=
+    w=$src/examples/wavenet_layer.pat
+    "$kgen" gen "$w" --dim B=2 --dim C=64 --dim H=32 --dim T=96 --backend cuda --arch sm_90 \
+        -o "$ad/w" --kernel k4_conv1d --where path=wgmma >/dev/null 2>&1 || bad="$bad gen-conv"
+    cu="$ad/w/k4_conv1d.none.wgmma.regs.cu"
+    grep -q 'p, 1, 1, 1, 0;' "$cu" && ! grep -q 'kg_gemm_ldsm4t(af' "$cu" || bad="$bad conv-desc"
+    g=$src/tools/bench/gated_tanh_residual.pat
+    "$kgen" gen "$g" --dim B=2 --dim C=64 --dim T=96 --backend cuda --arch sm_90 \
+        -o "$ad/g" --where path=wgmma --where prologue=smem >/dev/null 2>&1 || bad="$bad gen-gated"
+    cu="$ad/g/k0_gated_tanh_residual.none.wgmma.smem.cu"
+    grep -q 'p, 1, 1, 1, 0;' "$cu" &&
+        grep -q '\*p = zq;' "$cu" || bad="$bad gated-asmem"
+    "$kgen" gen "$g" --dim B=2 --dim C=64 --dim T=100 --backend cuda --arch sm_90 \
+        -o "$ad/g100" --where path=wgmma --where prologue=smem >/dev/null 2>&1 && bad="$bad gated-T100"
+    lin=$("$kgen" space gemm "$src/tests/kernels/gemm_linear_f16.pat" --arch sm_90 \
+        --kernel k2_linear --where prologue=smem 2>&1 | tail -n 1)
+    case $lin in *": 0 of "*) ;; *) bad="$bad linear-asmem" ;; esac
+    for a in "$g --dim B=2 --dim C=64 --dim T=96" \
+             "$src/tools/bench/ln_gemm_gelu.pat --dim M=300 --dim K=256 --dim N=328" \
+             "$src/examples/convnext_block.pat --dim B=2 --dim C=64 --dim F=128 --dim T=72 --kernel k2_ln_gemm_gelu"; do
+        # shellcheck disable=SC2086
+        out=$("$kgen" check $a $args --configs 3 --where path=wgmma --where prologue=smem 2>&1)
+        [ "$(echo "$out" | grep -c 'ok .*prologue=smem')" -eq 3 ] || { bad="$bad check"; echo "$out"; }
+    done
+    rm -rf "$ad"
+    if [ -n "$bad" ]; then
+        failed=$((failed + 1))
+        echo "FAILED: wgmma A through descriptors:$bad"
+    else
+        echo "ok   wgmma A through descriptors: M-major panels, prologues in place"
     fi
 fi
 # f32 GEMMs take the tensor cores too (3xTF32 on mma.sync m16n8k8): every
@@ -112,7 +152,7 @@ if [ "${mode#sm_}" != "$mode" ]; then
     # shellcheck disable=SC2046
     "$kgen" gen "$w" --dtype DT=f32 $(small "$w") --backend cuda --arch "$mode" \
         -o "$wd/out" --where path=mma >/dev/null 2>&1 || bad="$bad gen"
-    cu="$wd/out/k3_conv1d.none.mma.cu"
+    cu="$wd/out/k3_conv1d.none.mma.regs.cu"
     grep -q 'm16n8k8.row.col.f32.tf32.tf32.f32' "$cu" 2>/dev/null || bad="$bad no-tf32-mma"
     grep -q 'cvt.rna.tf32.f32' "$cu" 2>/dev/null || bad="$bad no-split"
     grep -q 'ap\[4 \* GEMM_BMP\]' "$cu" 2>/dev/null || bad="$bad no-trans-tile"
@@ -181,8 +221,8 @@ if [ "${mode#sm_}" != "$mode" ]; then
         sd=$(mktemp -d)
         # shellcheck disable=SC2086
         "$kgen" gen "$w" $wk --backend cuda --arch "$mode" -o "$sd/out" >/dev/null 2>&1 || bad="$bad gen"
-        grep -q '__cluster_dims__(SPLITK, 1, 1)' "$sd/out/k3_conv1d.none.mma.cu" 2>/dev/null &&
-            grep -q '^#define SPLITK [24]$' "$sd/out/k3_conv1d.none.mma.cu" || bad="$bad no-cluster"
+        grep -q '__cluster_dims__(SPLITK, 1, 1)' "$sd/out/k3_conv1d.none.mma.regs.cu" 2>/dev/null &&
+            grep -q '^#define SPLITK [24]$' "$sd/out/k3_conv1d.none.mma.regs.cu" || bad="$bad no-cluster"
         rm -rf "$sd"
     fi
     if [ -n "$bad" ]; then
