@@ -1792,8 +1792,12 @@ local function adesc_code(spec, P, design, mode)
       mu, rs = "gemm_mean[mc * 8 + u]", "gemm_rstd[mc * 8 + u]"
       gk, bk = "gk", "bk"
     end
-    local pre = mode == "m" and "          const float gk = k < GEMM_K ? " .. select(1, gb("k")) ..
-      " : 0.0f, bk = k < GEMM_K ? " .. select(2, gb("k")) .. " : 0.0f;\n" or ""
+    local pre = ""
+    if mode == "m" then
+      local g0, b0 = gb("k")
+      pre = "          const float gk = k < GEMM_K ? " .. g0 .. " : 0.0f, bk = k < GEMM_K ? " ..
+        b0 .. " : 0.0f;\n"
+    end
     body = fill([[
           $ct *h = as_x + o;
 $pre          #pragma unroll
