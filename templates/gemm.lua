@@ -70,6 +70,14 @@
 --         2 blocks share an SM.
 -- Design knob `prologue`: "regs" everywhere but wgmma, which may take
 -- "smem" for gated_tanh_residual and ln=prepass (above).
+-- Design knob `sched`: "sync" everywhere but wgmma, which may take "ws"
+-- (warp-specialised) where A reaches it through a descriptor and there is
+-- no LayerNorm: one more warpgroup, the producer, issues every cp.async
+-- (one address per thread and K tile, constant steps between its rows)
+-- and runs gated's prologue over the landed tiles; the consumers only wait
+-- on a stage's mbarrier, issue its MMAs and release it.  No block barrier
+-- in the K loop; with two or more consumer warpgroups setmaxnreg moves
+-- the producer's registers to them.  Non-persistent: one tile per block.
 -- Design knob `ln`: "none" for every kernel but ln_gemm_gelu, which takes
 -- "prepass" (per-row mean/rstd computed by each block before its K loop,
 -- two-pass for accuracy) or "fold" (above).
@@ -84,6 +92,7 @@ local T = {
     ln = { "none", "prepass", "fold" },
     path = { "mma", "simt", "wgmma" },
     prologue = { "regs", "smem" },   -- wgmma: where A's prologue runs (a_desc)
+    sched = { "sync", "ws" },        -- wgmma: one team, or a producer warpgroup (ws)
   },
   tuning = {
     BM = { 16, 32, 64, 128, 256 },
@@ -536,9 +545,25 @@ local function ln_extra(P, cfg, nt)
   return 0
 end
 
+-- sched=ws: the producer warpgroup's registers (it runs a prologue in
+-- place or only issues cp.async) and the per-thread registers the
+-- consumers get.  With two or more consumer warpgroups the block is
+-- compiled for the whole register file (at most 65536 / threads each) and
+-- setmaxnreg hands the producer's spare registers to the consumers; with
+-- one, MINB caps them as on the sync schedule.
+local function ws_regs(P, cfg)
+  local nc = cfg.WM * cfg.WN
+  local pr = a_desc(P, cfg) and P.A.kind ~= "strided" and 56 or 40
+  if nc == 1 then return nil, math.min(255, 65536 // (256 * cfg.MINB)) end
+  local r = 65536 // (128 * (nc + 1)) // 8 * 8
+  return pr, math.min(256, (r + (r - pr) // nc) // 8 * 8), r
+end
+
 local function threads(cfg)
   if cfg.path == "mma" then return 32 * cfg.WM * cfg.WN end
-  if cfg.path == "wgmma" then return 128 * cfg.WM * cfg.WN end
+  if cfg.path == "wgmma" then
+    return 128 * (cfg.WM * cfg.WN + (cfg.sched == "ws" and 1 or 0))
+  end
   return (cfg.BM // cfg.TM) * (cfg.BN // cfg.TN)
 end
 
@@ -552,6 +577,16 @@ function T.constraints(spec, cfg)
   end
   if cfg.prologue == "smem" and (P.A.kind == "strided" or not a_desc(P, cfg)) then
     return false, "prologue=smem: wgmma with a prologue whose raw A lands by cp.async"
+  end
+  if cfg.sched == "ws" then
+    if cfg.path ~= "wgmma" then return false, "sched=ws is a wgmma schedule" end
+    if cfg.ln ~= "none" then return false, "sched=ws: no LayerNorm yet" end
+    if not (a_ss(P, cfg) or a_desc(P, cfg)) then
+      return false, "sched=ws: A must reach wgmma through a descriptor"
+    end
+    if cfg.WM * cfg.WN > 1 and cfg.MINB ~= 1 then
+      return false, "sched=ws with setmaxnreg: one block per SM"
+    end
   end
   local BM, BN, BK = cfg.BM, cfg.BN, cfg.BK
   local nt = threads(cfg)
@@ -610,14 +645,22 @@ function T.constraints(spec, cfg)
     local acc = (BM // cfg.WM // 64) * (wtn // 2)
     if acc > 128 then return false, "more than 128 accumulators per thread" end
     -- about 96 registers go to addresses, A fragments and the epilogue
-    if acc + 96 > math.min(255, 65536 // nt) then return false, "too few registers per thread" end
+    -- (ws: no A fragments, no loads)
+    if cfg.sched == "ws" then
+      local _, cr = ws_regs(P, cfg)
+      if acc + 64 > cr then return false, "too few registers per consumer thread" end
+    elseif acc + 96 > math.min(255, 65536 // nt) then
+      return false, "too few registers per thread"
+    end
     local smem = wgmma_smem(P, cfg) + ln_extra(P, cfg, nt)
     if smem > spec.limits.smem then return false, "shared memory over the limit" end
     if cfg.MINB == 2 then
       -- two blocks per SM: the registers capped at half the file each
       -- (about 64 beside the accumulators), and the shared memory of both
       -- (each with the 1 KiB the driver reserves) within the SM's 228 KiB
-      if acc + 64 > 65536 // (2 * nt) then return false, "two blocks per SM leave too few registers" end
+      if cfg.sched ~= "ws" and acc + 64 > 65536 // (2 * nt) then
+        return false, "two blocks per SM leave too few registers"
+      end
       if 2 * (smem + 1024) > 233472 then return false, "two blocks per SM need too much shared memory" end
     end
     if not fits(BM, P.M, 64) then return false, "BM larger than M needs" end
@@ -681,11 +724,14 @@ function T.rank(spec, cfg)
   local per = kg.cdiv(tiles, units)
   local conc = math.min(bps, per)
   local rounds = kg.cdiv(per, conc)
-  local ew = math.min(1, conc * nt / 32 / (cfg.path == "simt" and 16 or 8))
+  -- (sched=ws: the producer warpgroup issues no MMAs, and keeps every
+  -- stage's loads behind them)
+  local ws = cfg.path == "wgmma" and cfg.sched == "ws"
+  local ew = math.min(1, conc * (ws and nt - 128 or nt) / 32 / (cfg.path == "simt" and 16 or 8))
   local i = tm * tn / (tm + tn)
   local et = i / (i + reuse)
   local ek = cfg.BK / (cfg.BK + 8)
-  local es = 1 - 0.5 / cfg.STAGES       -- loads in flight behind the MMAs
+  local es = ws and 1 or 1 - 0.5 / cfg.STAGES   -- loads in flight behind the MMAs
   -- an A staged through registers (a prologue, a transposed or strided
   -- read) costs each thread BM * BK / threads loads per K step
   local ea = 1
@@ -1716,16 +1762,45 @@ static __device__ __forceinline__ unsigned long long kg_wg_desc(const void *p)
 ]] .. table.concat(fns)
 end
 
+-- the copy loops' unrolling: whole on the sync schedule; by 4 on the
+-- producer of sched=ws, which keeps few registers (setmaxnreg) and would
+-- spill the addresses of a whole unrolled tile
+local function unroll(design)
+  return design.sched == "ws" and " 4" or ""
+end
+
 -- C code copying the tile of operand `which` for k0 (A: BM rows, B: BN
 -- rows, of BK = 64 halves) into the swizzled layout at as_w / bs_w with
 -- cp.async
 local function loader_swz(spec, P, design, which)
   local o = operand(P, which, design)
+  if design.sched == "ws" and #o.mp.rd <= 1 and not (which == "B" and P.glu) then
+    -- the producer's 128 threads: each keeps one 16-byte column ch of rows
+    -- ri0, ri0 + 16, ...; the rows are one affine axis, so one address per
+    -- thread and K tile and constant steps between its rows
+    local sr = #o.mp.rd == 1 and o.mp.rd[1][2] or 0
+    return kg.line() .. "\n" .. fill([[
+      {
+        const int ri0 = tid >> 3, ch = tid & 7;
+        const long r = $r0 + ri0, k = k0 + ch * 8;
+        const $ct *p = $ptr + ($addr);
+        $ct *s = $dst + ri0 * 64 + ((ch ^ (ri0 & 7)) << 3);
+        #pragma unroll
+        for (int i = 0; i < $R / 16; i++) {
+          const int in = r + i * 16 < $lim && k < GEMM_K;
+          kg_gemm_cp16(s + i * 1024, in ? p + i * $step : $ptr, in);
+        }
+      }
+]], { r0 = which == "A" and "m0" or "n0", lim = which == "A" and "GEMM_M" or "GEMM_N",
+      R = which == "A" and "BM" or "BN", dst = which == "A" and "as_w" or "bs_w",
+      ct = kg.ctype(spec, P.dt), ptr = o.mp.arg.cname, addr = addr(o.mp, "z", "r", "k"),
+      step = (I32 and tostring or lit)(16 * sr) })
+  end
   return kg.line() .. "\n" .. fill([[
-      #pragma unroll
-      for (int i = 0; i < GEMM_CDIV($R * 8, GEMM_NT); i++) {
-        const int e = tid + i * GEMM_NT;
-        if (($R * 8) % GEMM_NT == 0 || e < $R * 8) {
+      #pragma unroll$u
+      for (int i = 0; i < GEMM_CDIV($R * 8, GEMM_LT); i++) {
+        const int e = tid + i * GEMM_LT;
+        if (($R * 8) % GEMM_LT == 0 || e < $R * 8) {
           const int ri = e >> 3, ch = e & 7;
           $row
           const long k = k0 + ch * 8;
@@ -1734,6 +1809,7 @@ local function loader_swz(spec, P, design, which)
         }
       }
 ]], { R = which == "A" and "BM" or "BN", dst = which == "A" and "as_w" or "bs_w",
+      u = unroll(design),
       row = rowcode(P, which, design), ptr = o.mp.arg.cname, addr = addr(o.mp, "z", "r", "k") })
 end
 
@@ -1741,12 +1817,33 @@ end
 -- consecutive rows per 16-byte cp.async) into a_desc's M-major panels at
 -- dst: 64 rows to a panel of 64 128-byte k rows, chunk c of row k at
 -- chunk c ^ (k % 8)
-local function loader_mpanel(mp, dst)
+local function loader_mpanel(mp, dst, design, ct)
+  if design.sched == "ws" and #mp.cd <= 1 then
+    -- the producer's 128 threads: each keeps one run of 8 rows (mc) and
+    -- steps along k, which is one affine axis: one address per thread and
+    -- K tile
+    local sk = #mp.cd == 1 and mp.cd[1][2] or 0
+    return kg.line() .. "\n" .. fill([[
+      {
+        const int mc = tid % (BM / 8), ki0 = tid / (BM / 8);
+        const long r0 = m0 + mc * 8, k = k0 + ki0;
+        const $ct *p = $ptr + ($addr);
+        #pragma unroll
+        for (int i = 0; i < BM / 16; i++) {
+          const int ki = ki0 + i * (1024 / BM);
+          const int in = r0 < GEMM_M && k0 + ki < GEMM_K;
+          kg_gemm_cp16($dst + (mc >> 3) * 4096 + ki * 64 + (((mc & 7) ^ (ki & 7)) << 3),
+                       in ? p + i * (1024 / BM) * $sk : $ptr, in);
+        }
+      }
+]], { dst = dst, ptr = mp.arg.cname, addr = addr(mp, "z", "r0", "k"), ct = ct,
+      sk = (I32 and tostring or lit)(sk) })
+  end
   return kg.line() .. "\n" .. fill([[
-      #pragma unroll
-      for (int i = 0; i < GEMM_CDIV(BK * (BM / 8), GEMM_NT); i++) {
-        const int e = tid + i * GEMM_NT;
-        if ((BK * (BM / 8)) % GEMM_NT == 0 || e < BK * (BM / 8)) {
+      #pragma unroll$u
+      for (int i = 0; i < GEMM_CDIV(BK * (BM / 8), GEMM_LT); i++) {
+        const int e = tid + i * GEMM_LT;
+        if ((BK * (BM / 8)) % GEMM_LT == 0 || e < BK * (BM / 8)) {
           const int ki = e / (BM / 8), mc = e % (BM / 8);
           const long r0 = m0 + mc * 8, k = k0 + ki;
           const int in = r0 < GEMM_M && k < GEMM_K;
@@ -1754,7 +1851,7 @@ local function loader_mpanel(mp, dst)
                        in ? $ptr + ($addr) : $ptr, in);
         }
       }
-]], { dst = dst, ptr = mp.arg.cname, addr = addr(mp, "z", "r0", "k") })
+]], { dst = dst, ptr = mp.arg.cname, addr = addr(mp, "z", "r0", "k"), u = unroll(design) })
 end
 
 -- a_desc's pieces: `early`, the cp.async of stage ws's raw A (and gated's
@@ -1769,9 +1866,9 @@ local function adesc_code(spec, P, design, mode)
   if mode == "k" then
     early = loader_swz(spec, P, design, "A")
   elseif A.kind == "gated" then
-    early = loader_mpanel(A.gate, "as_w") .. loader_mpanel(A.filt, "fs_w")
+    early = loader_mpanel(A.gate, "as_w", design, ct) .. loader_mpanel(A.filt, "fs_w", design, ct)
   else
-    early = loader_mpanel(A.mp, "as_w")
+    early = loader_mpanel(A.mp, "as_w", design, ct)
   end
   if A.kind == "gated" then
     body = "          uint4 *p = (uint4 *)(as_x + o);\n" ..
@@ -1823,7 +1920,7 @@ $pre          #pragma unroll
       {
         const long k0 = kx * BK;
         #pragma unroll 2
-        for (int e = tid; e < BM * 8; e += GEMM_NT) {
+        for (int e = tid; e < BM * 8; e += GEMM_LT) {
 $walk
           (void)k;
 $body
@@ -1859,7 +1956,7 @@ local function staged_epilogue(spec, P, design)
   local ctdef = mf and "#define GEMM_CT(r, c) gemm_ct[(c) * (BM + 4) + (r)]" or
     "#define GEMM_CT(r, c) gemm_ct[(r) * (BN + 4) + (c)]"
   local head = kg.line() .. "\n" .. fill([[
-    __syncthreads();
+    GEMM_CSYNC();
     #pragma unroll
     for (int mi = 0; mi < GEMM_MI; mi++)
       #pragma unroll
@@ -1871,7 +1968,7 @@ local function staged_epilogue(spec, P, design)
 $put
         }
       }
-    __syncthreads();
+    GEMM_CSYNC();
 ]], { put = put })
   -- the column of the tile that holds output column nl (gemm_glu keeps a
   -- warpgroup's value and gate halves side by side)
@@ -2075,6 +2172,95 @@ $late
     }
 ]]
 
+-- sched=ws: the block's last warpgroup is a producer, the others consume.
+-- Stage s of the ring has two mbarriers: full[s] (128 producer arrivals:
+-- cp.async's own arrive-on when the raw tile needs nothing more, else a
+-- plain arrive once the producer has run the prologue over the landed
+-- tile) and empty[s] (every consumer thread, once the MMAs that read the
+-- stage have retired).  Use u of stage s waits for phase u of full[s]; the
+-- producer's use u waits for phase u - 1 of empty[s] (parity trick: the
+-- first wait passes on a fresh barrier).  Neither side ever waits at a
+-- block barrier inside the K loop.
+local ws_helpers = [[
+static __device__ __forceinline__ void kg_mb_init(unsigned long long *b, int n)
+{
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n"
+               :: "r"((unsigned)__cvta_generic_to_shared(b)), "r"(n) : "memory");
+}
+static __device__ __forceinline__ void kg_mb_arrive(unsigned long long *b)
+{
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n"
+               :: "r"((unsigned)__cvta_generic_to_shared(b)) : "memory");
+}
+/* arrives on b once every earlier cp.async of this thread has landed */
+static __device__ __forceinline__ void kg_mb_cp_arrive(unsigned long long *b)
+{
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];\n"
+               :: "r"((unsigned)__cvta_generic_to_shared(b)) : "memory");
+}
+static __device__ __forceinline__ void kg_mb_wait(unsigned long long *b, unsigned parity)
+{
+  asm volatile("{\n.reg .pred p;\nKG_MB_WAIT:\n"
+               "mbarrier.try_wait.parity.shared::cta.b64 p, [%0], %1;\n"
+               "@!p bra KG_MB_WAIT;\n}\n"
+               :: "r"((unsigned)__cvta_generic_to_shared(b)), "r"(parity) : "memory");
+}
+static __device__ __forceinline__ void kg_bar_sync(int id, int n)
+{
+  asm volatile("bar.sync %0, %1;\n" :: "r"(id), "r"(n) : "memory");
+}
+]]
+
+-- sched=ws, the producer's K loop: wait for stage ws to be free, issue
+-- its cp.async; without a prologue, cp.async itself arrives on full[ws].
+-- With one, the producer keeps GEMM_LA tiles in flight and runs the
+-- prologue over the oldest once all 128 threads' copies of it have landed.
+local wgmma_ws_producer = [[
+      for (long kt = 0; kt < GEMM_KT; kt++) {
+        const unsigned q = it + (unsigned)kt;
+        const int ws = (int)(q % STAGES);
+        kg_mb_wait(&gemm_empty[ws], ((q / STAGES) & 1u) ^ 1u);
+        $ct *as_w = gemm_as + ws * $ast;
+        $ct *bs_w = gemm_bs + ws * BN * BK;
+$fsw        const long k0 = kt * BK;
+        (void)as_w; (void)k0;
+$early
+$loadb
+$landed
+      }
+$drain
+]]
+
+local wgmma_ws_xform = [[
+        {
+          kg_bar_sync(3, 128);
+          const int xs = (int)((it + (unsigned)kx) % STAGES);
+          $ct *as_x = gemm_as + xs * $ast, *fs_x = gemm_fs + xs * $ast;
+          (void)fs_x;
+$xf
+          kg_wg_fence_async();
+          kg_mb_arrive(&gemm_full[xs]);
+        }
+]]
+
+-- sched=ws, the consumers' K loop: wait for tile kt, issue its MMAs, and
+-- hand back the stage of tile kt - 1 once its MMAs have retired
+local wgmma_ws_consumer = [[
+    for (long kt = 0; kt < GEMM_KT; kt++) {
+      const unsigned q = it + (unsigned)kt;
+      const int cs = (int)(q % STAGES);
+      kg_mb_wait(&gemm_full[cs], (q / STAGES) & 1u);
+      kg_wg_fence_async();
+      const $ct *as_c = gemm_as + cs * $ast;
+      const $ct *bs_c = gemm_bs + cs * BN * BK;
+$mmas
+      kg_wg_wait<1>();
+      if (kt > 0) kg_mb_arrive(&gemm_empty[(q - 1u) % STAGES]);
+    }
+    kg_wg_wait<0>();
+    kg_mb_arrive(&gemm_empty[(it + (unsigned)GEMM_KT - 1u) % STAGES]);
+]]
+
 local function emit_wgmma(spec, P, design)
   local dt = P.dt
   local ct = kg.ctype(spec, dt)
@@ -2150,6 +2336,81 @@ local function emit_wgmma(spec, P, design)
       kg_wg_commit();]], { afrag = afrag(atr, "af[ks / 16][mi]") })
   end
   local epi, ctdef = staged_epilogue(spec, P, design)
+  local ws = design.sched == "ws"
+  local pins = [[
+    #pragma unroll
+    for (int mi = 0; mi < GEMM_MI; mi++)
+      #pragma unroll
+      for (int ni = 0; ni < GEMM_NI; ni++)
+        #pragma unroll
+        for (int q = 0; q < 4; q++) kg_wg_pin(acc[mi][ni][q]);
+]]
+  -- sched=ws: the producer warpgroup first (after the barriers are set
+  -- up), then the consumers; each role walks the batch on its own and both
+  -- meet at a block-wide barrier after each batch entry, because the
+  -- epilogue's f32 tile lies over the stages
+  local function kernel_ws()
+    local body
+    local fsw = P.A.kind == "gated" and "        " .. ct .. " *fs_w = gemm_fs + ws * " .. ast .. ";\n" or ""
+    if xf ~= "" then
+      local xform = fill(wgmma_ws_xform, { ct = ct, ast = ast, xf = xf })
+      body = fill(wgmma_ws_producer, { ct = ct, ast = ast, early = early, loadb = loadb, fsw = fsw,
+        landed = "        kg_gemm_commit();\n        if (kt >= GEMM_LA) {\n" ..
+          "          kg_gemm_wait<GEMM_LA>();\n          const long kx = kt - GEMM_LA;\n" ..
+          xform .. "        }",
+        drain = "      kg_gemm_wait<0>();\n" ..
+          "      for (long kx = GEMM_KT > GEMM_LA ? GEMM_KT - GEMM_LA : 0; kx < GEMM_KT; kx++)\n" ..
+          xform })
+    else
+      body = fill(wgmma_ws_producer, { ct = ct, ast = ast, early = early, loadb = loadb, fsw = fsw,
+        landed = "        kg_mb_cp_arrive(&gemm_full[ws]);",
+        drain = "      kg_gemm_commit();\n      kg_gemm_wait<0>();" })
+    end
+    return kg.line() .. "\n" .. fill([[
+KG_KERNEL void __launch_bounds__(GEMM_NT + 128, MINB) $name(
+    $params)
+{
+  extern __shared__ __align__(1024) unsigned char kg_gemm_smem[];
+  /* the swizzled B tiles need 1024-byte alignment: 1024 bytes of slack */
+  $ct *gemm_bs = ($ct *)(kg_gemm_smem +
+    ((1024u - ((unsigned)__cvta_generic_to_shared(kg_gemm_smem) & 1023u)) & 1023u));
+  $ct *gemm_as = gemm_bs + STAGES * BN * BK;
+$fsdecl  float *gemm_ct = (float *)gemm_bs;
+  __shared__ __align__(8) unsigned long long gemm_full[STAGES], gemm_empty[STAGES];
+$tile
+  if (threadIdx.x == 0)
+    for (int s = 0; s < STAGES; s++) {
+      kg_mb_init(&gemm_full[s], 128);
+      kg_mb_init(&gemm_empty[s], GEMM_NT);
+    }
+  __syncthreads();
+  unsigned it = 0;   /* K tiles through the ring so far */
+  if ((int)threadIdx.x >= GEMM_NT) {
+$dec    const int tid = (int)threadIdx.x - GEMM_NT;
+    for (long z = KG_BID(2); z < GEMM_Z; z += KG_GDIM(2)) {
+$producer
+      it += (unsigned)GEMM_KT;
+      kg_bar_sync(2, GEMM_NT + 128);
+    }
+  } else {
+$inc    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5, wq = warp & 3;
+    const int wm = (warp >> 2) % WM, wn = (warp >> 2) / WM;
+    for (long z = KG_BID(2); z < GEMM_Z; z += KG_GDIM(2)) {
+$acczero
+$consumer$pins$epi
+      it += (unsigned)GEMM_KT;
+      kg_bar_sync(2, GEMM_NT + 128);
+    }
+  }
+}
+]], { name = spec.kernel, params = kg.params(spec), ct = ct, ast = ast, tile = tile_code,
+      dec = "#if GEMM_NC > 1\n    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\\n\" :: \"n\"(GEMM_PREG));\n#endif\n",
+      inc = "#if GEMM_NC > 1\n    asm volatile(\"setmaxnreg.inc.sync.aligned.u32 %0;\\n\" :: \"n\"(GEMM_CREG));\n#endif\n",
+      producer = body, acczero = acc_zero, pins = pins, epi = epi,
+      fsdecl = P.A.kind == "gated" and "  " .. ct .. " *gemm_fs = gemm_as + STAGES * " .. ast ..
+        ";  /* gated's filter half */\n" or "",
+      consumer = fill(wgmma_ws_consumer, { ct = ct, ast = ast, mmas = mmas }) })
+  end
   local src = {
     kg.prelude(spec),
     common(spec, P, design),
@@ -2171,10 +2432,26 @@ local function emit_wgmma(spec, P, design)
 #if BM % (64 * WM) != 0 || BK != 64 || STAGES < 3
 #error "wgmma needs 64-multiple warpgroup tiles, BK == 64 and STAGES >= 3"
 #endif
-]] .. ctdef .. "\n",
+]] .. (ws and [[
+#define GEMM_LT 128
+#define GEMM_LA (STAGES - 2)
+#define GEMM_CSYNC() kg_bar_sync(1, GEMM_NT)
+/* setmaxnreg (two or more consumer warpgroups): the block is compiled for
+   GEMM_RALL registers a thread; the producer drops to GEMM_PREG and the
+   consumers take what it leaves (templates/gemm.lua: ws_regs) */
+#define GEMM_NC (WM * WN)
+#define GEMM_PREG ]] .. (xf ~= "" and "56" or "40") .. [[
+
+#define GEMM_RALL (65536 / (128 * (GEMM_NC + 1)) / 8 * 8)
+#define GEMM_CREG0 ((GEMM_RALL + (GEMM_RALL - GEMM_PREG) / GEMM_NC) / 8 * 8)
+#define GEMM_CREG (GEMM_CREG0 > 256 ? 256 : GEMM_CREG0)
+]] or [[
+#define GEMM_LT GEMM_NT
+#define GEMM_CSYNC() __syncthreads()
+]]) .. ctdef .. "\n",
     mma_helpers(spec, P, design),
-    wgmma_helpers(spec, P, ss or mode ~= nil, mode == "m"),
-    kg.line() .. "\n" .. fill([[
+    wgmma_helpers(spec, P, ss or mode ~= nil, mode == "m") .. (ws and ws_helpers or ""),
+    ws and kernel_ws() or kg.line() .. "\n" .. fill([[
 KG_KERNEL void __launch_bounds__(GEMM_NT, MINB) $name(
     $params)
 {

@@ -81,7 +81,7 @@ if [ "$mode" = sm_90 ]; then
         "$kgen" gen "$g" --dim B=2 --dim C=64 --dim T=$T --backend cuda --arch sm_90 \
             -o "$gd/out" --where path=wgmma --where prologue=regs --where MINB=2 >/dev/null 2>&1 || bad="$bad gen$T"
         n=$(ls "$gd/out" 2>/dev/null | wc -l)
-        cu="$gd/out/k0_gated_tanh_residual.none.wgmma.regs.cu"
+        cu="$gd/out/k0_gated_tanh_residual.none.wgmma.regs.sync.cu"
         [ "$n" -eq 1 ] && grep -q '^#define MINB 2$' "$cu" || bad="$bad where$T"
         v=$(grep -c 'uint4 rxv\|tanh.approx.f16x2' "$cu")
         if [ $T = 96 ] && [ "$v" -lt 2 ]; then bad="$bad vec96"; fi
@@ -107,12 +107,12 @@ if [ "$mode" = sm_90 ]; then
     w=$src/examples/wavenet_layer.pat
     "$kgen" gen "$w" --dim B=2 --dim C=64 --dim H=32 --dim T=96 --backend cuda --arch sm_90 \
         -o "$ad/w" --kernel k4_conv1d --where path=wgmma >/dev/null 2>&1 || bad="$bad gen-conv"
-    cu="$ad/w/k4_conv1d.none.wgmma.regs.cu"
+    cu="$ad/w/k4_conv1d.none.wgmma.regs.sync.cu"
     grep -q 'p, 1, 1, 1, 0;' "$cu" && ! grep -q 'kg_gemm_ldsm4t(af' "$cu" || bad="$bad conv-desc"
     g=$src/tools/bench/gated_tanh_residual.pat
     "$kgen" gen "$g" --dim B=2 --dim C=64 --dim T=96 --backend cuda --arch sm_90 \
         -o "$ad/g" --where path=wgmma --where prologue=smem >/dev/null 2>&1 || bad="$bad gen-gated"
-    cu="$ad/g/k0_gated_tanh_residual.none.wgmma.smem.cu"
+    cu="$ad/g/k0_gated_tanh_residual.none.wgmma.smem.sync.cu"
     grep -q 'p, 1, 1, 1, 0;' "$cu" &&
         grep -q '\*p = zq;' "$cu" || bad="$bad gated-asmem"
     "$kgen" gen "$g" --dim B=2 --dim C=64 --dim T=100 --backend cuda --arch sm_90 \
@@ -135,6 +135,53 @@ if [ "$mode" = sm_90 ]; then
         echo "ok   wgmma A through descriptors: M-major panels, prologues in place"
     fi
 fi
+# sched=ws: a producer warpgroup feeds the stages through mbarriers
+# (cp.async arrives on them itself; gated's prologue arrives after its pass)
+# and, with two consumer warpgroups, hands them its registers by
+# setmaxnreg.  Its copy loops take one address per thread and K tile.  It
+# compiles for a linear, the 1x1 conv (M-major panels) and gated; it is
+# refused for LayerNorm, off wgmma, and for an A that wgmma reads from
+# registers (T = 100).
+if [ "$mode" = sm_90 ]; then
+    total=$((total + 1))
+    wd=$(mktemp -d)
+    bad=
+    lf=$src/tests/kernels/gemm_linear_f16.pat
+    "$kgen" gen "$lf" --backend cuda --arch sm_90 --kernel k2_linear -o "$wd/l" \
+        --where sched=ws --where WM=2 --where WN=1 >/dev/null 2>&1 || bad="$bad gen-linear"
+    cu=$(ls "$wd"/l/*.ws.cu 2>/dev/null)
+    for p in 'cp.async.mbarrier.arrive.noinc' 'mbarrier.try_wait.parity' 'setmaxnreg.inc' \
+             'const int ri0 = tid >> 3, ch = tid & 7;' '^#define WM 2$'; do
+        grep -q "$p" "$cu" 2>/dev/null || bad="$bad linear:$p"
+    done
+    g=$src/tools/bench/gated_tanh_residual.pat
+    "$kgen" gen "$g" --dim B=2 --dim C=64 --dim T=96 --backend cuda --arch sm_90 \
+        -o "$wd/g" --where sched=ws >/dev/null 2>&1 || bad="$bad gen-gated"
+    cu="$wd/g/k0_gated_tanh_residual.none.wgmma.smem.ws.cu"
+    grep -q 'kg_mb_arrive(&gemm_full\[xs\]);' "$cu" && grep -q '\*p = zq;' "$cu" &&
+        ! grep -q 'kg_mb_cp_arrive(&' "$cu" || bad="$bad gated"
+    "$kgen" gen "$g" --dim B=2 --dim C=64 --dim T=100 --backend cuda --arch sm_90 \
+        -o "$wd/g100" --where sched=ws >/dev/null 2>&1 && bad="$bad gated-T100"
+    for w in "path=mma" "path=simt"; do
+        n=$("$kgen" space gemm "$lf" --arch sm_90 --kernel k2_linear --where sched=ws --where $w 2>&1 | tail -n 1)
+        case $n in *": 0 of "*) ;; *) bad="$bad $w" ;; esac
+    done
+    n=$("$kgen" space gemm "$src/tools/bench/ln_gemm_gelu.pat" --arch sm_90 --where sched=ws 2>&1 | tail -n 1)
+    case $n in *": 0 of "*) ;; *) bad="$bad ln" ;; esac
+    for a in "$lf --kernel k2_linear" "$g --dim B=2 --dim C=64 --dim T=96" \
+             "$src/examples/wavenet_layer.pat --dim B=2 --dim C=64 --dim H=32 --dim T=96 --kernel k4_conv1d"; do
+        # shellcheck disable=SC2086
+        out=$("$kgen" check $a $args --configs 3 --where sched=ws 2>&1)
+        [ "$(echo "$out" | grep -c 'ok .*sched=ws')" -eq 3 ] || { bad="$bad check"; echo "$out"; }
+    done
+    rm -rf "$wd"
+    if [ -n "$bad" ]; then
+        failed=$((failed + 1))
+        echo "FAILED: wgmma sched=ws:$bad"
+    else
+        echo "ok   wgmma sched=ws: producer warpgroup, mbarriers, setmaxnreg"
+    fi
+fi
 # f32 GEMMs take the tensor cores too (3xTF32 on mma.sync m16n8k8): every
 # GEMM kernel of the WaveNet layer in f32 compiles on path=mma, and its
 # dilated conv (A read along T) uses the transposed tile with scalar
@@ -152,7 +199,7 @@ if [ "${mode#sm_}" != "$mode" ]; then
     # shellcheck disable=SC2046
     "$kgen" gen "$w" --dtype DT=f32 $(small "$w") --backend cuda --arch "$mode" \
         -o "$wd/out" --where path=mma >/dev/null 2>&1 || bad="$bad gen"
-    cu="$wd/out/k3_conv1d.none.mma.regs.cu"
+    cu="$wd/out/k3_conv1d.none.mma.regs.sync.cu"
     grep -q 'm16n8k8.row.col.f32.tf32.tf32.f32' "$cu" 2>/dev/null || bad="$bad no-tf32-mma"
     grep -q 'cvt.rna.tf32.f32' "$cu" 2>/dev/null || bad="$bad no-split"
     grep -q 'ap\[4 \* GEMM_BMP\]' "$cu" 2>/dev/null || bad="$bad no-trans-tile"
@@ -221,8 +268,8 @@ if [ "${mode#sm_}" != "$mode" ]; then
         sd=$(mktemp -d)
         # shellcheck disable=SC2086
         "$kgen" gen "$w" $wk --backend cuda --arch "$mode" -o "$sd/out" >/dev/null 2>&1 || bad="$bad gen"
-        grep -q '__cluster_dims__(SPLITK, 1, 1)' "$sd/out/k3_conv1d.none.mma.regs.cu" 2>/dev/null &&
-            grep -q '^#define SPLITK [24]$' "$sd/out/k3_conv1d.none.mma.regs.cu" || bad="$bad no-cluster"
+        grep -q '__cluster_dims__(SPLITK, 1, 1)' "$sd/out/k3_conv1d.none.mma.regs.sync.cu" 2>/dev/null &&
+            grep -q '^#define SPLITK [24]$' "$sd/out/k3_conv1d.none.mma.regs.sync.cu" || bad="$bad no-cluster"
         rm -rf "$sd"
     fi
     if [ -n "$bad" ]; then
