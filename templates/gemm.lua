@@ -2472,19 +2472,13 @@ $acczero
 $lnstart
 $adecl
 $mainloop    kg_wg_wait<0>();
-    #pragma unroll
-    for (int mi = 0; mi < GEMM_MI; mi++)
-      #pragma unroll
-      for (int ni = 0; ni < GEMM_NI; ni++)
-        #pragma unroll
-        for (int q = 0; q < 4; q++) kg_wg_pin(acc[mi][ni][q]);
-$epi
+$pins$epi
     __syncthreads();
   }
 }
 ]], { name = spec.kernel, params = kg.params(spec), ct = ct, lnsh = ln_shared(design),
       tile = tile_code, lnstart = ln_start(spec, P, design), adecl = adecl, acczero = acc_zero,
-      ast = ast,
+      ast = ast, pins = pins,
       mainloop = fill(xf ~= "" and wgmma_xf_loop or wgmma_loop, {
         ct = ct, ast = ast, early = early, late = late, loadb = loadb, mmas = mmas, xf = xf,
         inflight = (ss or mode) and "1" or "0", fold = fill(fold, { ct = ct, ast = ast }) }),
