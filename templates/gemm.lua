@@ -545,18 +545,18 @@ local function ln_extra(P, cfg, nt)
   return 0
 end
 
--- sched=ws: the producer warpgroup's registers (it runs a prologue in
--- place or only issues cp.async) and the per-thread registers the
--- consumers get.  With two or more consumer warpgroups the block is
--- compiled for the whole register file (at most 65536 / threads each) and
--- setmaxnreg hands the producer's spare registers to the consumers; with
--- one, MINB caps them as on the sync schedule.
+-- sched=ws: the registers a consumer thread gets.  With two or more
+-- consumer warpgroups the block is compiled for the whole register file
+-- (at most 65536 / threads each) and setmaxnreg hands what the producer
+-- leaves (56 with a prologue to run, else 40) to the consumers; with one,
+-- MINB caps them as on the sync schedule.  emit_wgmma's GEMM_CREG is the
+-- same sum in the preprocessor (WM and WN are tuning knobs).
 local function ws_regs(P, cfg)
   local nc = cfg.WM * cfg.WN
+  if nc == 1 then return math.min(255, 65536 // (256 * cfg.MINB)) end
   local pr = a_desc(P, cfg) and P.A.kind ~= "strided" and 56 or 40
-  if nc == 1 then return nil, math.min(255, 65536 // (256 * cfg.MINB)) end
   local r = 65536 // (128 * (nc + 1)) // 8 * 8
-  return pr, math.min(256, (r + (r - pr) // nc) // 8 * 8), r
+  return math.min(256, (r + (r - pr) // nc) // 8 * 8)
 end
 
 local function threads(cfg)
@@ -647,8 +647,7 @@ function T.constraints(spec, cfg)
     -- about 96 registers go to addresses, A fragments and the epilogue
     -- (ws: no A fragments, no loads)
     if cfg.sched == "ws" then
-      local _, cr = ws_regs(P, cfg)
-      if acc + 64 > cr then return false, "too few registers per consumer thread" end
+      if acc + 64 > ws_regs(P, cfg) then return false, "too few registers per consumer thread" end
     elseif acc + 96 > math.min(255, 65536 // nt) then
       return false, "too few registers per thread"
     end
@@ -2349,6 +2348,14 @@ local function emit_wgmma(spec, P, design)
   -- up), then the consumers; each role walks the batch on its own and both
   -- meet at a block-wide barrier after each batch entry, because the
   -- epilogue's f32 tile lies over the stages
+  -- the kernels' opening: the dynamic shared memory and the stage rings
+  local smem_head = fill([[
+  extern __shared__ __align__(1024) unsigned char kg_gemm_smem[];
+  /* the swizzled B tiles need 1024-byte alignment: 1024 bytes of slack */
+  $ct *gemm_bs = ($ct *)(kg_gemm_smem +
+    ((1024u - ((unsigned)__cvta_generic_to_shared(kg_gemm_smem) & 1023u)) & 1023u));
+  $ct *gemm_as = gemm_bs + STAGES * BN * BK;
+]], { ct = ct })
   local function kernel_ws()
     local body
     local fsw = P.A.kind == "gated" and "        " .. ct .. " *fs_w = gemm_fs + ws * " .. ast .. ";\n" or ""
@@ -2370,12 +2377,7 @@ local function emit_wgmma(spec, P, design)
 KG_KERNEL void __launch_bounds__(GEMM_NT + 128, MINB) $name(
     $params)
 {
-  extern __shared__ __align__(1024) unsigned char kg_gemm_smem[];
-  /* the swizzled B tiles need 1024-byte alignment: 1024 bytes of slack */
-  $ct *gemm_bs = ($ct *)(kg_gemm_smem +
-    ((1024u - ((unsigned)__cvta_generic_to_shared(kg_gemm_smem) & 1023u)) & 1023u));
-  $ct *gemm_as = gemm_bs + STAGES * BN * BK;
-$fsdecl  float *gemm_ct = (float *)gemm_bs;
+$smem$fsdecl  float *gemm_ct = (float *)gemm_bs;
   __shared__ __align__(8) unsigned long long gemm_full[STAGES], gemm_empty[STAGES];
 $tile
   if (threadIdx.x == 0)
@@ -2406,7 +2408,7 @@ $consumer$pins$epi
 ]], { name = spec.kernel, params = kg.params(spec), ct = ct, ast = ast, tile = tile_code,
       dec = "#if GEMM_NC > 1\n    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\\n\" :: \"n\"(GEMM_PREG));\n#endif\n",
       inc = "#if GEMM_NC > 1\n    asm volatile(\"setmaxnreg.inc.sync.aligned.u32 %0;\\n\" :: \"n\"(GEMM_CREG));\n#endif\n",
-      producer = body, acczero = acc_zero, pins = pins, epi = epi,
+      producer = body, acczero = acc_zero, pins = pins, epi = epi, smem = smem_head,
       fsdecl = P.A.kind == "gated" and "  " .. ct .. " *gemm_fs = gemm_as + STAGES * " .. ast ..
         ";  /* gated's filter half */\n" or "",
       consumer = fill(wgmma_ws_consumer, { ct = ct, ast = ast, mmas = mmas }) })
@@ -2455,12 +2457,7 @@ $consumer$pins$epi
 KG_KERNEL void __launch_bounds__(GEMM_NT, MINB) $name(
     $params)
 {
-  extern __shared__ __align__(1024) unsigned char kg_gemm_smem[];
-  /* the swizzled B tiles need 1024-byte alignment: 1024 bytes of slack */
-  $ct *gemm_bs = ($ct *)(kg_gemm_smem +
-    ((1024u - ((unsigned)__cvta_generic_to_shared(kg_gemm_smem) & 1023u)) & 1023u));
-  $ct *gemm_as = gemm_bs + STAGES * BN * BK;
-  $ct *gemm_fs = gemm_as + STAGES * $ast;  /* gated's filter half (a_desc) */
+$smem  $ct *gemm_fs = gemm_as + STAGES * $ast;  /* gated's filter half (a_desc) */
   float *gemm_ct = (float *)gemm_bs;
   (void)gemm_fs;
 $lnsh
@@ -2478,7 +2475,7 @@ $pins$epi
 }
 ]], { name = spec.kernel, params = kg.params(spec), ct = ct, lnsh = ln_shared(design),
       tile = tile_code, lnstart = ln_start(spec, P, design), adecl = adecl, acczero = acc_zero,
-      ast = ast, pins = pins,
+      ast = ast, pins = pins, smem = smem_head,
       mainloop = fill(xf ~= "" and wgmma_xf_loop or wgmma_loop, {
         ct = ct, ast = ast, early = early, late = late, loadb = loadb, mmas = mmas, xf = xf,
         inflight = (ss or mode) and "1" or "0", fold = fill(fold, { ct = ct, ast = ast }) }),
