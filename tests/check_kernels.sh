@@ -48,12 +48,13 @@ for f in "$src"/tests/kernels/*.pat "$src"/examples/*.pat; do
     fi
 done
 # --where restricts the space: on sm_90 only wgmma candidates of the GEMM
-# are compiled, and fewer configs pass than without it
+# are compiled, and fewer configs pass than without it (sched=sync as well,
+# so that --configs 3 gives exactly three; two --where combine)
 if [ "$mode" = sm_90 ]; then
     total=$((total + 1))
     f=$src/tests/kernels/gemm_linear_f16.pat
     kn="--kernel k2_linear"
-    out=$("$kgen" check "$f" $args $kn --configs 3 --where path=wgmma 2>&1)
+    out=$("$kgen" check "$f" $args $kn --configs 3 --where path=wgmma --where sched=sync 2>&1)
     all=$("$kgen" space gemm "$f" --arch sm_90 $kn 2>&1 | tail -n 1)
     some=$("$kgen" space gemm "$f" --arch sm_90 $kn --where path=wgmma 2>&1 | tail -n 1)
     # shellcheck disable=SC2086
@@ -124,7 +125,7 @@ if [ "$mode" = sm_90 ]; then
              "$src/tools/bench/ln_gemm_gelu.pat --dim M=300 --dim K=256 --dim N=328" \
              "$src/examples/convnext_block.pat --dim B=2 --dim C=64 --dim F=128 --dim T=72 --kernel k2_ln_gemm_gelu"; do
         # shellcheck disable=SC2086
-        out=$("$kgen" check $a $args --configs 3 --where path=wgmma --where prologue=smem 2>&1)
+        out=$("$kgen" check $a $args --configs 3 --where path=wgmma --where prologue=smem --where sched=sync 2>&1)
         [ "$(echo "$out" | grep -c 'ok .*prologue=smem')" -eq 3 ] || { bad="$bad check"; echo "$out"; }
     done
     rm -rf "$ad"
