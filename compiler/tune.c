@@ -734,6 +734,15 @@ static int run_batch(Tuner *T, const int *idx, int n)
     return drain(T);
 }
 
+/* configs by the template's cost estimate, the space's order on ties */
+static const Cand *sort_c;
+static int by_cost(const void *x, const void *y)
+{
+    int i = *(const int *)x, j = *(const int *)y;
+    int c = template_rank_cmp(sort_c[i].cost, sort_c[j].cost);
+    return c ? c : (i > j) - (i < j);
+}
+
 static int strategy_list(Tuner *T, bool shuffle, int budget, uint64_t seed)
 {
     int *order = malloc((size_t)T->nc * sizeof *order);
@@ -741,6 +750,12 @@ static int strategy_list(Tuner *T, bool shuffle, int budget, uint64_t seed)
         die("out of memory");
     for (int i = 0; i < T->nc; i++)
         order[i] = i;
+    /* exhaustive: the default, then the rest by rank(), so that a budget
+     * or --time that stops it early has measured the likeliest first */
+    if (!shuffle && T->nc > 2 && !isnan(T->c[1].cost)) {
+        sort_c = T->c;
+        qsort(order + 1, (size_t)T->nc - 1, sizeof *order, by_cost);
+    }
     for (int i = T->nc - 1; shuffle && i > 1; i--) {   /* 0 stays first */
         int j = 1 + (int)(rng_next(&seed) % (uint64_t)i);
         int t = order[i];
@@ -750,15 +765,6 @@ static int strategy_list(Tuner *T, bool shuffle, int budget, uint64_t seed)
     int rc = run_batch(T, order, budget);
     free(order);
     return rc;
-}
-
-/* configs by the template's cost estimate, the space's order on ties */
-static const Cand *sort_c;
-static int by_cost(const void *x, const void *y)
-{
-    int i = *(const int *)x, j = *(const int *)y;
-    int c = template_rank_cmp(sort_c[i].cost, sort_c[j].cost);
-    return c ? c : (i > j) - (i < j);
 }
 
 /* The start of a search: the default, then configs drawn round-robin from

@@ -113,6 +113,24 @@ EOF
 done
 echo "ok 1c anneal: the best-ranked config is in the first batch"
 
+# ---- 1d. a budget cuts exhaustive after the best-ranked ---------------------
+# exhaustive measures the default, then the rest by rank(): with a budget of
+# 2 it measures the best-ranked config of the whole space
+# shellcheck disable=SC2086
+"$KGEN" tune $WAVENET --arch opencl --db "$W/exh.db" --strategy exhaustive \
+    --budget 2 --kernel k3_conv1d -q >/dev/null || fail "exhaustive: tune exited $?"
+py "$W/rank.txt" "$W/exh.db" <<'EOF' || fail "exhaustive with a budget"
+import re, sqlite3, sys
+best = [(float(m.group(1)), m.group(2).strip()) for m in
+        (re.match(r"^\s+1\s+(\S+)\s+(ln=.*)$", l) for l in open(sys.argv[1])) if m]
+assert best, "no ranked config"
+c = sqlite3.connect(sys.argv[2])
+got = {cfg for cfg, in c.execute("select config from trials")}
+assert len(got) == 2, sorted(got)
+sys.exit(0 if min(best)[1] in got else "best-ranked %r not measured: %s" % (min(best)[1], sorted(got)))
+EOF
+echo "ok 1d exhaustive: a budget of 2 measures the default and the best-ranked"
+
 # ---- 2. kill -9 mid-run -------------------------------------------------------
 snapshot() {
     py "$1" <<'EOF'
