@@ -71,16 +71,19 @@
 -- Design knob `prologue`: "regs" everywhere but wgmma, which may take
 -- "smem" for gated_tanh_residual and ln=prepass (above).
 -- Design knob `sched`: "sync" everywhere but wgmma, which may take "ws"
--- (warp-specialised) where A reaches it through a descriptor and there is
--- no LayerNorm: one more warpgroup, the producer, issues every cp.async
--- (one address per thread and K tile, constant steps between its rows)
--- and runs gated's prologue over the landed tiles; the consumers only wait
+-- (warp-specialised) where A reaches it through a descriptor (LayerNorm
+-- only as ln=prepass of an x contiguous along K): one more warpgroup, the
+-- producer, issues every cp.async (one address per thread and K tile,
+-- constant steps between its rows) and runs gated's prologue or
+-- LayerNorm's normalisation over the landed tiles (the statistics first,
+-- by the whole block, warp per row); the consumers only wait
 -- on a stage's mbarrier, issue its MMAs and release it.  No block barrier
 -- in the K loop; with two or more consumer warpgroups setmaxnreg moves
 -- the producer's registers to them.  Non-persistent: one tile per block.
 -- Design knob `ln`: "none" for every kernel but ln_gemm_gelu, which takes
--- "prepass" (per-row mean/rstd computed by each block before its K loop,
--- two-pass for accuracy) or "fold" (above).
+-- "prepass" (per-row mean/rstd computed by each block before its K loop:
+-- on the tensor-core paths with x contiguous along K a warp per row in one
+-- shifted pass, ln_stats_warp; else two passes) or "fold" (above).
 --
 -- Arithmetic is f32 whatever the storage; loads and stores are
 -- bounds-checked (zero fill), so no shape needs to be a tile multiple.
@@ -540,6 +543,7 @@ end
 -- shared memory of the LayerNorm state: prepass mean/rstd and partial
 -- sums; fold's row and column sums (mma; simt keeps them in registers)
 local function ln_extra(P, cfg, nt)
+  if cfg.ln == "prepass" and cfg.sched == "ws" then return 8 * cfg.BM end
   if cfg.ln == "prepass" then return 4 * (2 * cfg.BM + math.max(nt, cfg.BM)) end
   if cfg.ln == "fold" and cfg.path ~= "simt" then return 4 * (2 * cfg.BM + 2 * cfg.BN) end
   return 0
@@ -548,13 +552,18 @@ end
 -- sched=ws: the registers a consumer thread gets.  With two or more
 -- consumer warpgroups the block is compiled for the whole register file
 -- (at most 65536 / threads each) and setmaxnreg hands what the producer
--- leaves (56 with a prologue to run, else 40) to the consumers; with one,
--- MINB caps them as on the sync schedule.  emit_wgmma's GEMM_CREG is the
+-- leaves (ws_preg: 40, or 56 and 64 with a prologue to run) to the
+-- consumers; with one, MINB caps them as on the sync schedule.  emit_wgmma's GEMM_CREG is the
 -- same sum in the preprocessor (WM and WN are tuning knobs).
+local function ws_preg(P, cfg)
+  if not a_desc(P, cfg) or P.A.kind == "strided" then return 40 end
+  return P.A.kind == "ln" and 64 or 56   -- LayerNorm: gamma, beta of 8 columns
+end
+
 local function ws_regs(P, cfg)
   local nc = cfg.WM * cfg.WN
   if nc == 1 then return math.min(255, 65536 // (256 * cfg.MINB)) end
-  local pr = a_desc(P, cfg) and P.A.kind ~= "strided" and 56 or 40
+  local pr = ws_preg(P, cfg)
   local r = 65536 // (128 * (nc + 1)) // 8 * 8
   return math.min(256, (r + (r - pr) // nc) // 8 * 8)
 end
@@ -580,7 +589,10 @@ function T.constraints(spec, cfg)
   end
   if cfg.sched == "ws" then
     if cfg.path ~= "wgmma" then return false, "sched=ws is a wgmma schedule" end
-    if cfg.ln ~= "none" then return false, "sched=ws: no LayerNorm yet" end
+    if cfg.ln == "fold" then return false, "sched=ws: LayerNorm by prepass only" end
+    if cfg.ln == "prepass" and a_desc(P, cfg) ~= "k" then
+      return false, "sched=ws: LayerNorm of an x contiguous along K only"
+    end
     if not (a_ss(P, cfg) or a_desc(P, cfg)) then
       return false, "sched=ws: A must reach wgmma through a descriptor"
     end
@@ -699,6 +711,7 @@ function T.rank(spec, cfg)
   local split = cfg.path == "mma" and cfg.SPLITK or 1
   local tiles = tiles_mn(P, cfg) * P.Z * split
   local nt = threads(cfg)
+  local ws = cfg.path == "wgmma" and cfg.sched == "ws"
   local smem, tm, tn, regs, reuse
   if cfg.path == "simt" then
     smem = simt_smem(cfg)
@@ -717,6 +730,11 @@ function T.rank(spec, cfg)
   local spill = regs > 255 and 4 or 1
   regs = math.min(regs, 255)
   if cfg.MINB == 2 then regs = math.min(regs, 65536 // (2 * nt)) end
+  -- sched=ws with setmaxnreg: one block takes the whole register file and
+  -- moves the producer's share to the consumers (ws_regs)
+  if ws and cfg.WM * cfg.WN > 1 then
+    regs = 65536 // nt
+  end
   local bps = math.min((spec.limits.smem + 1024) // (smem + 1024), 2048 // nt,
     65536 // (nt * regs), 32)
   if bps < 1 then return math.huge end
@@ -725,7 +743,6 @@ function T.rank(spec, cfg)
   local rounds = kg.cdiv(per, conc)
   -- (sched=ws: the producer warpgroup issues no MMAs, and keeps every
   -- stage's loads behind them)
-  local ws = cfg.path == "wgmma" and cfg.sched == "ws"
   local ew = math.min(1, conc * (ws and nt - 128 or nt) / 32 / (cfg.path == "simt" and 16 or 8))
   local i = tm * tn / (tm + tn)
   local et = i / (i + reuse)
@@ -1039,6 +1056,81 @@ local function ln_prepass(spec, P)
       "gemm_rstd[ri] = " .. rs .. "(s / (float)GEMM_K + " .. kg.float(P.ln.eps) .. ");")
 end
 
+-- CUDA code of the LayerNorm statistics of rows m0.. (x contiguous along
+-- K), by the nt threads numbered tid (a multiple of 32): one warp per row,
+-- its lanes along k (16 bytes each where x allows, coalesced scalars
+-- otherwise), four rows at a time so that four loads are in flight (rows
+-- past M or BM read row M - 1 or BM - 1 and are not stored); one pass of
+-- the sums of x - x[r, 0] and of their squares, shifted by the row's
+-- first value so that the variance keeps its digits when the mean is
+-- large against the spread (two passes would read the row twice)
+local function ln_stats_warp(spec, P, design, tid, nt)
+  local x = P.A.raw
+  local ct = kg.ctype(spec, P.dt)
+  local vec = fast(nil, P, x, design) and x.mp.arg.dtype == P.dt
+  local loop
+  if vec then
+    loop = fill([[
+          #pragma unroll 2
+          for (long k = (long)lane * $V; k < GEMM_K; k += 32L * $V) {
+            uint4 q[4];
+            #pragma unroll
+            for (int j = 0; j < 4; j++) q[j] = *(const uint4 *)(xr[j] + k);
+            #pragma unroll
+            for (int j = 0; j < 4; j++) {
+              const $ct *h = (const $ct *)&q[j];
+              #pragma unroll
+              for (int u = 0; u < $V; u++) { const float v = $h - sh[j]; s1[j] += v; s2[j] += v * v; }
+            }
+          }]], { V = tostring(P.vec), ct = ct, h = kg.load(spec, P.dt, "h", "u") })
+  else
+    loop = fill([[
+          #pragma unroll 2
+          for (long k = lane; k < GEMM_K; k += 32) {
+            float q[4];
+            #pragma unroll
+            for (int j = 0; j < 4; j++) q[j] = $x;
+            #pragma unroll
+            for (int j = 0; j < 4; j++) { const float v = q[j] - sh[j]; s1[j] += v; s2[j] += v * v; }
+          }]], { x = kg.load(spec, x.mp.arg.dtype, "xr[j]", "k") })
+  end
+  return kg.line() .. "\n" .. fill([[
+      {
+        const int lane = ($tid) & 31, nw = ($nt) / 32;
+        for (int rb = ($tid) >> 5; rb < BM; rb += 4 * nw) {
+          const $xt *xr[4];
+          float s1[4], s2[4], sh[4];
+          #pragma unroll
+          for (int j = 0; j < 4; j++) {
+            const int ri = rb + j * nw < BM ? rb + j * nw : BM - 1;
+            const long r = m0 + ri < GEMM_M ? m0 + ri : GEMM_M - 1;
+            xr[j] = $ptr + ($addr);
+            s1[j] = 0.0f; s2[j] = 0.0f;
+          }
+          #pragma unroll
+          for (int j = 0; j < 4; j++) sh[j] = $x0;
+$loop
+          #pragma unroll
+          for (int j = 0; j < 4; j++) {
+            #pragma unroll
+            for (int o = 16; o > 0; o >>= 1) {
+              s1[j] += __shfl_xor_sync(0xffffffffu, s1[j], o);
+              s2[j] += __shfl_xor_sync(0xffffffffu, s2[j], o);
+            }
+            const int ri = rb + j * nw;
+            if (lane == 0 && ri < BM) {
+              const float d = s1[j] / (float)GEMM_K;
+              gemm_mean[ri] = sh[j] + d;
+              gemm_rstd[ri] = rsqrtf(fmaxf(s2[j] / (float)GEMM_K - d * d, 0.0f) + $eps);
+            }
+          }
+        }
+      }
+]], { tid = tid, nt = nt, xt = kg.ctype(spec, x.mp.arg.dtype), ptr = x.mp.arg.cname,
+      addr = addr(x.mp, "z", "r", "0"), x0 = kg.load(spec, x.mp.arg.dtype, "xr[j]", "0"),
+      loop = loop, eps = kg.float(P.ln.eps) })
+end
+
 -- C code of one element (k, wv) of a B column in a fold pass: w scaled by
 -- gamma (rounded to the storage type, as the tile stores it, so the sums
 -- match what the MMAs see), stored back by `stb`, and the column's sums of
@@ -1217,8 +1309,20 @@ local function ln_shared(design)
   return ""
 end
 
+-- can the tensor-core paths take ln_stats_warp (x one contiguous run
+-- along K)?
+local function ln_warp(spec, P, design)
+  local cd = P.A.raw.mp.cd
+  return spec.backend == "cuda" and design.path ~= "simt" and #cd == 1 and cd[1][2] == 1
+end
+
 local function ln_start(spec, P, design)
-  if design.ln == "prepass" then return ln_prepass(spec, P) end
+  if design.ln == "prepass" then
+    if ln_warp(spec, P, design) then
+      return ln_stats_warp(spec, P, design, "tid", "GEMM_NT") .. "    KG_BARRIER();\n"
+    end
+    return ln_prepass(spec, P)
+  end
   if design.ln == "fold" then
     return kg.line() .. "\n" .. [[
     for (int e = tid; e < BM; e += GEMM_NT) { gemm_rs[e] = 0.0f; gemm_rq[e] = 0.0f; }
@@ -1357,6 +1461,7 @@ $epi
 }
 ]], { name = spec.kernel, params = kg.params(spec), tile = tile_code,
       bounds = spec.backend == "cuda" and "__launch_bounds__(GEMM_NT) " or "",
+      lnstats = lnstats,
       lnsh = design.ln == "prepass" and ln_shared(design) or "",
       lnstart = design.ln == "fold" and fdecl or ln_start(spec, P, design), fupd = fupd,
       loada = loader(spec, P, "A", design, sta), loadb = loader(spec, P, "B", design, stb),
@@ -1929,6 +2034,61 @@ $body
   return early, xf
 end
 
+-- sched=ws, ln=prepass: LayerNorm in place over the landed K-major tile
+-- of stage as_x (K tile kx) by the producer's 128 threads.  Each keeps one
+-- 16-byte column ch (its gamma and beta loaded once per tile) of rows ri0,
+-- ri0 + 16, ...: y = (x * rstd - mean * rstd) * gamma + beta.  Columns past
+-- K get gamma = beta = 0 (x there is cp.async's zero fill), so y = 0.
+local function ws_ln_xform(spec, P)
+  local ct = kg.ctype(spec, P.dt)
+  local g, b = P.ln.gamma, P.ln.beta
+  local gb
+  if aligned(g, 8) and aligned(b, 8) and g.arg.dtype == P.dt and b.arg.dtype == P.dt then
+    gb = fill([[
+          if (k < GEMM_K) {
+            const uint4 gq = *(const uint4 *)($gp + ($ga)), bq = *(const uint4 *)($bp + ($ba));
+            const $ct *gh = (const $ct *)&gq, *bh = (const $ct *)&bq;
+            #pragma unroll
+            for (int u = 0; u < 8; u++) { gv[u] = $gu; bv[u] = $bu; }
+          }]], { gp = g.arg.cname, ga = addr(g, "z", "0", "k"), bp = b.arg.cname,
+                 ba = addr(b, "z", "0", "k"), ct = ct,
+                 gu = kg.load(spec, P.dt, "gh", "u"), bu = kg.load(spec, P.dt, "bh", "u") })
+  else
+    gb = fill([[
+          #pragma unroll
+          for (int u = 0; u < 8; u++)
+            if (k + u < GEMM_K) { gv[u] = $gu; bv[u] = $bu; }]], {
+      gu = kg.load(spec, g.arg.dtype, g.arg.cname, addr(g, "z", "0", "(k + u)")),
+      bu = kg.load(spec, b.arg.dtype, b.arg.cname, addr(b, "z", "0", "(k + u)")) })
+  end
+  return kg.line() .. "\n" .. fill([[
+      {
+        const int ch = tid & 7, ri0 = tid >> 3;
+        const long k = kx * BK + ch * 8;
+        float gv[8], bv[8];
+        #pragma unroll
+        for (int u = 0; u < 8; u++) { gv[u] = 0.0f; bv[u] = 0.0f; }
+$gb
+        $ct *base = as_x + ri0 * 64 + ((ch ^ (ri0 & 7)) << 3);
+        #pragma unroll 4
+        for (int i = 0; i < BM / 16; i++) {
+          const int ri = ri0 + i * 16;
+          uint4 *p = (uint4 *)(base + i * 1024);
+          uint4 q = *p;
+          $ct *h = ($ct *)&q;
+          const float a = gemm_rstd[ri], c = -gemm_mean[ri] * a;
+          #pragma unroll
+          for (int u = 0; u < 8; u++) {
+            const float xv = $hu;
+            $st
+          }
+          *p = q;
+        }
+      }
+]], { gb = gb, ct = ct, hu = kg.load(spec, P.dt, "h", "u"),
+      st = kg.store(spec, P.dt, "h", "u", "fmaf(fmaf(xv, a, c), gv[u], bv[u])") })
+end
+
 -- can the staged epilogue move 8 outputs (16 bytes) at a time along the
 -- output's contiguous axis?  Every map it touches (outputs, residual) must
 -- be 16-byte aligned at each group of 8, and no group may straddle the end
@@ -2234,9 +2394,8 @@ local wgmma_ws_xform = [[
         {
           kg_bar_sync(3, 128);
           const int xs = (int)((it + (unsigned)kx) % STAGES);
-          $ct *as_x = gemm_as + xs * $ast, *fs_x = gemm_fs + xs * $ast;
-          (void)fs_x;
-$xf
+          $ct *as_x = gemm_as + xs * $ast;
+$fsx$xf
           kg_wg_fence_async();
           kg_mb_arrive(&gemm_full[xs]);
         }
@@ -2278,6 +2437,7 @@ local function emit_wgmma(spec, P, design)
   elseif mode then
     ast = "BM * BK"
     early, xf = adesc_code(spec, P, design, mode)
+    if design.sched == "ws" and P.A.kind == "ln" then xf = ws_ln_xform(spec, P) end
     late = ""
   elseif atr then
     adecl, afetch, aput = loader_trans(spec, P, "as_w")
@@ -2356,13 +2516,25 @@ local function emit_wgmma(spec, P, design)
     ((1024u - ((unsigned)__cvta_generic_to_shared(kg_gemm_smem) & 1023u)) & 1023u));
   $ct *gemm_as = gemm_bs + STAGES * BN * BK;
 ]], { ct = ct })
+  local lnstats = design.ln == "prepass" and
+    ln_stats_warp(spec, P, design, "(int)threadIdx.x", "GEMM_NT + 128") ..
+    "      kg_bar_sync(4, GEMM_NT + 128);\n" or ""
   local function kernel_ws()
     local body
     local fsw = P.A.kind == "gated" and "        " .. ct .. " *fs_w = gemm_fs + ws * " .. ast .. ";\n" or ""
     if xf ~= "" then
-      local xform = fill(wgmma_ws_xform, { ct = ct, ast = ast, xf = xf })
+      local xform = fill(wgmma_ws_xform, { ct = ct, ast = ast, xf = xf,
+        fsx = P.A.kind == "gated" and "          " .. ct .. " *fs_x = gemm_fs + xs * " .. ast .. ";\n" or "" })
+      -- LayerNorm: the row statistics, by the whole block (the consumers
+      -- have nothing to do before the first pass over a tile, which needs
+      -- them), once the first GEMM_LA tiles' copies are in flight
+      local stats = ""
+      if design.ln == "prepass" then
+        stats = "        if (kt + 1 == (GEMM_KT < GEMM_LA ? GEMM_KT : GEMM_LA)) {\n" .. lnstats ..
+          "        }\n"
+      end
       body = fill(wgmma_ws_producer, { ct = ct, ast = ast, early = early, loadb = loadb, fsw = fsw,
-        landed = "        kg_gemm_commit();\n        if (kt >= GEMM_LA) {\n" ..
+        landed = "        kg_gemm_commit();\n" .. stats .. "        if (kt >= GEMM_LA) {\n" ..
           "          kg_gemm_wait<GEMM_LA>();\n          const long kx = kt - GEMM_LA;\n" ..
           xform .. "        }",
         drain = "      kg_gemm_wait<0>();\n" ..
@@ -2379,7 +2551,7 @@ KG_KERNEL void __launch_bounds__(GEMM_NT + 128, MINB) $name(
 {
 $smem$fsdecl  float *gemm_ct = (float *)gemm_bs;
   __shared__ __align__(8) unsigned long long gemm_full[STAGES], gemm_empty[STAGES];
-$tile
+$lnsh$tile
   if (threadIdx.x == 0)
     for (int s = 0; s < STAGES; s++) {
       kg_mb_init(&gemm_full[s], 128);
@@ -2399,7 +2571,7 @@ $inc    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5, wq =
     const int wm = (warp >> 2) % WM, wn = (warp >> 2) / WM;
     for (long z = KG_BID(2); z < GEMM_Z; z += KG_GDIM(2)) {
 $acczero
-$consumer$pins$epi
+$lnstats$consumer$pins$epi
       it += (unsigned)GEMM_KT;
       kg_bar_sync(2, GEMM_NT + 128);
     }
@@ -2409,6 +2581,8 @@ $consumer$pins$epi
       dec = "#if GEMM_NC > 1\n    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\\n\" :: \"n\"(GEMM_PREG));\n#endif\n",
       inc = "#if GEMM_NC > 1\n    asm volatile(\"setmaxnreg.inc.sync.aligned.u32 %0;\\n\" :: \"n\"(GEMM_CREG));\n#endif\n",
       producer = body, acczero = acc_zero, pins = pins, epi = epi, smem = smem_head,
+      lnstats = lnstats,
+      lnsh = design.ln == "prepass" and "  __shared__ float gemm_mean[BM], gemm_rstd[BM];\n" or "",
       fsdecl = P.A.kind == "gated" and "  " .. ct .. " *gemm_fs = gemm_as + STAGES * " .. ast ..
         ";  /* gated's filter half */\n" or "",
       consumer = fill(wgmma_ws_consumer, { ct = ct, ast = ast, mmas = mmas }) })
@@ -2442,7 +2616,7 @@ $consumer$pins$epi
    GEMM_RALL registers a thread; the producer drops to GEMM_PREG and the
    consumers take what it leaves (templates/gemm.lua: ws_regs) */
 #define GEMM_NC (WM * WN)
-#define GEMM_PREG ]] .. (xf ~= "" and "56" or "40") .. [[
+#define GEMM_PREG ]] .. tostring(ws_preg(P, design)) .. [[
 
 #define GEMM_RALL (65536 / (128 * (GEMM_NC + 1)) / 8 * 8)
 #define GEMM_CREG0 ((GEMM_RALL + (GEMM_RALL - GEMM_PREG) / GEMM_NC) / 8 * 8)

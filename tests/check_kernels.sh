@@ -140,9 +140,12 @@ fi
 # (cp.async arrives on them itself; gated's prologue arrives after its pass)
 # and, with two consumer warpgroups, hands them its registers by
 # setmaxnreg.  Its copy loops take one address per thread and K tile.  It
-# compiles for a linear, the 1x1 conv (M-major panels) and gated; it is
-# refused for LayerNorm, off wgmma, and for an A that wgmma reads from
-# registers (T = 100).
+# compiles for a linear, the 1x1 conv (M-major panels), gated and
+# LayerNorm of an x contiguous along K (row statistics by the whole block,
+# warp per row, then the producer's pass over each landed tile); it is
+# refused for ln=fold, a transposed LayerNorm input (ConvNeXt), off wgmma,
+# and for an A that wgmma reads from registers (T = 100).  The sync
+# schedules' prepass takes the same warp-per-row statistics.
 if [ "$mode" = sm_90 ]; then
     total=$((total + 1))
     wd=$(mktemp -d)
@@ -167,10 +170,26 @@ if [ "$mode" = sm_90 ]; then
         n=$("$kgen" space gemm "$lf" --arch sm_90 --kernel k2_linear --where sched=ws --where $w 2>&1 | tail -n 1)
         case $n in *": 0 of "*) ;; *) bad="$bad $w" ;; esac
     done
-    n=$("$kgen" space gemm "$src/tools/bench/ln_gemm_gelu.pat" --arch sm_90 --where sched=ws 2>&1 | tail -n 1)
-    case $n in *": 0 of "*) ;; *) bad="$bad ln" ;; esac
+    ln=$src/tools/bench/ln_gemm_gelu.pat
+    n=$("$kgen" space gemm "$ln" --arch sm_90 --where sched=ws --where ln=fold 2>&1 | tail -n 1)
+    case $n in *": 0 of "*) ;; *) bad="$bad ln-fold" ;; esac
+    n=$("$kgen" space gemm "$src/examples/convnext_block.pat" --arch sm_90 --kernel k2_ln_gemm_gelu \
+        --where sched=ws 2>&1 | tail -n 1)
+    case $n in *": 0 of "*) ;; *) bad="$bad ln-transposed" ;; esac
+    "$kgen" gen "$ln" --backend cuda --arch sm_90 -o "$wd/ln" --where sched=ws --where WM=2 \
+        >/dev/null 2>&1 || bad="$bad gen-ln"
+    cu="$wd/ln/k0_ln_gemm_gelu.prepass.wgmma.smem.ws.cu"
+    for p in 'kg_bar_sync(4, GEMM_NT + 128);' '__shfl_xor_sync' 'fmaf(fmaf(xv, a, c), gv\[u\], bv\[u\])' \
+             'kg_mb_arrive(&gemm_full\[xs\]);'; do
+        grep -q "$p" "$cu" 2>/dev/null || bad="$bad ln:$p"
+    done
+    "$kgen" gen "$ln" --backend cuda --arch sm_90 -o "$wd/lm" --where path=mma --where ln=prepass \
+        >/dev/null 2>&1 || bad="$bad gen-ln-mma"
+    grep -q '__shfl_xor_sync' "$wd/lm/k0_ln_gemm_gelu.prepass.mma.regs.sync.cu" 2>/dev/null ||
+        bad="$bad ln-mma-stats"
     for a in "$lf --kernel k2_linear" "$g --dim B=2 --dim C=64 --dim T=96" \
-             "$src/examples/wavenet_layer.pat --dim B=2 --dim C=64 --dim H=32 --dim T=96 --kernel k4_conv1d"; do
+             "$src/examples/wavenet_layer.pat --dim B=2 --dim C=64 --dim H=32 --dim T=96 --kernel k4_conv1d" \
+             "$ln --dim M=300 --dim K=256 --dim N=328"; do
         # shellcheck disable=SC2086
         out=$("$kgen" check $a $args --configs 3 --where sched=ws 2>&1)
         [ "$(echo "$out" | grep -c 'ok .*sched=ws')" -eq 3 ] || { bad="$bad check"; echo "$out"; }
