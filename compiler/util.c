@@ -112,6 +112,21 @@ void *arena_grow(Arena *a, void *p, int *cap, int n, size_t elem)
     return q;
 }
 
+/* room for n more characters and the NUL */
+static void str_reserve(Str *s, size_t n)
+{
+    if (s->len + n + 1 <= s->cap)
+        return;
+    size_t cap = s->cap ? s->cap : 256;
+    while (cap < s->len + n + 1)
+        cap *= 2;
+    char *p = realloc(s->buf, cap);
+    if (!p)
+        die("out of memory");
+    s->buf = p;
+    s->cap = cap;
+}
+
 void str_vprintf(Str *s, const char *fmt, va_list ap)
 {
     va_list aq;
@@ -120,16 +135,7 @@ void str_vprintf(Str *s, const char *fmt, va_list ap)
     va_end(aq);
     if (n < 0)
         die("bad format");
-    if (s->len + (size_t)n + 1 > s->cap) {
-        size_t cap = s->cap ? s->cap : 256;
-        while (cap < s->len + (size_t)n + 1)
-            cap *= 2;
-        char *p = realloc(s->buf, cap);
-        if (!p)
-            die("out of memory");
-        s->buf = p;
-        s->cap = cap;
-    }
+    str_reserve(s, (size_t)n);
     vsnprintf(s->buf + s->len, (size_t)n + 1, fmt, ap);
     s->len += (size_t)n;
 }
@@ -142,19 +148,31 @@ void str_printf(Str *s, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The lexer builds string literals a character at a time: no vsnprintf
+ * per character (a 10 MiB literal took 0.4 s that way). */
 void str_putc(Str *s, char c)
 {
-    str_printf(s, "%c", c);
+    str_reserve(s, 1);
+    s->buf[s->len++] = c;
+    s->buf[s->len] = '\0';
 }
 
 void str_puts(Str *s, const char *t)
 {
-    str_printf(s, "%s", t ? t : "");
+    t = t ? t : "";
+    str_putn(s, t, strlen(t));
 }
 
+/* at most n characters of t, up to its NUL (as "%.*s") */
 void str_putn(Str *s, const char *t, size_t n)
 {
-    str_printf(s, "%.*s", (int)n, t);
+    const char *z = memchr(t, '\0', n);
+    if (z)
+        n = (size_t)(z - t);
+    str_reserve(s, n);
+    memcpy(s->buf + s->len, t, n);
+    s->len += n;
+    s->buf[s->len] = '\0';
 }
 
 void str_free(Str *s)
