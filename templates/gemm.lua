@@ -553,8 +553,8 @@ end
 -- consumer warpgroups the block is compiled for the whole register file
 -- (at most 65536 / threads each) and setmaxnreg hands what the producer
 -- leaves (ws_preg: 40, or 56 and 64 with a prologue to run) to the
--- consumers; with one, MINB caps them as on the sync schedule.  emit_wgmma's GEMM_CREG is the
--- same sum in the preprocessor (WM and WN are tuning knobs).
+-- consumers; with one, MINB caps them as on the sync schedule.  The
+-- preprocessor's GEMM_CREG (emit_wgmma) is the same sum (WM, WN are knobs).
 local function ws_preg(P, cfg)
   if not a_desc(P, cfg) or P.A.kind == "strided" then return 40 end
   return P.A.kind == "ln" and 64 or 56   -- LayerNorm: gamma, beta of 8 columns
