@@ -750,9 +750,10 @@ static int strategy_list(Tuner *T, bool shuffle, int budget, uint64_t seed)
         die("out of memory");
     for (int i = 0; i < T->nc; i++)
         order[i] = i;
-    /* exhaustive: the default, then the rest by rank(), so that a budget
-     * or --time that stops it early has measured the likeliest first */
-    if (!shuffle && T->nc > 2 && !isnan(T->c[1].cost)) {
+    /* exhaustive: the default, then the rest by rank() (the space's order
+     * without one), so that a budget or --time that stops it early has
+     * measured the likeliest first */
+    if (!shuffle && T->nc > 2) {
         sort_c = T->c;
         qsort(order + 1, (size_t)T->nc - 1, sizeof *order, by_cost);
     }

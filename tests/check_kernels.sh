@@ -30,6 +30,17 @@ small() {
 }
 failed=0
 total=0
+# verdict WHAT OK_TEXT [DETAIL]: one check's line, from the reasons in $bad
+# (empty: it passed); DETAIL is printed under a failure
+verdict() {
+    if [ -n "$bad" ]; then
+        failed=$((failed + 1))
+        echo "FAILED: $1:$bad"
+        [ $# -lt 3 ] || echo "$3"
+    else
+        echo "ok   $1: $2"
+    fi
+}
 for f in "$src"/tests/kernels/*.pat "$src"/examples/*.pat; do
     [ -f "$f" ] || continue
     total=$((total + 1))
@@ -89,12 +100,7 @@ if [ "$mode" = sm_90 ]; then
         if [ $T = 100 ] && [ "$v" -ne 0 ]; then bad="$bad vec100"; fi
     done
     rm -rf "$gd"
-    if [ -n "$bad" ]; then
-        failed=$((failed + 1))
-        echo "FAILED: gen --where / vectorised epilogue:$bad"
-    else
-        echo "ok   gen --where: gated epilogue and prologue vectorised at T=96 only"
-    fi
+    verdict "gen --where / vectorised epilogue" "gated epilogue and prologue vectorised at T=96 only"
 fi
 # wgmma reads an A whose rows are contiguous (a conv over [B, C, T]) through
 # a descriptor of M-major panels (trans-a = 1, no ldmatrix.trans), and with
@@ -129,12 +135,7 @@ if [ "$mode" = sm_90 ]; then
         [ "$(echo "$out" | grep -c 'ok .*prologue=smem')" -eq 3 ] || { bad="$bad check"; echo "$out"; }
     done
     rm -rf "$ad"
-    if [ -n "$bad" ]; then
-        failed=$((failed + 1))
-        echo "FAILED: wgmma A through descriptors:$bad"
-    else
-        echo "ok   wgmma A through descriptors: M-major panels, prologues in place"
-    fi
+    verdict "wgmma A through descriptors" "M-major panels, prologues in place"
 fi
 # sched=ws: a producer warpgroup feeds the stages through mbarriers
 # (cp.async arrives on them itself; gated's prologue arrives after its pass)
@@ -195,12 +196,7 @@ if [ "$mode" = sm_90 ]; then
         [ "$(echo "$out" | grep -c 'ok .*sched=ws')" -eq 3 ] || { bad="$bad check"; echo "$out"; }
     done
     rm -rf "$wd"
-    if [ -n "$bad" ]; then
-        failed=$((failed + 1))
-        echo "FAILED: wgmma sched=ws:$bad"
-    else
-        echo "ok   wgmma sched=ws: producer warpgroup, mbarriers, setmaxnreg"
-    fi
+    verdict "wgmma sched=ws" "producer warpgroup, mbarriers, setmaxnreg"
 fi
 # f32 GEMMs take the tensor cores too (3xTF32 on mma.sync m16n8k8): every
 # GEMM kernel of the WaveNet layer in f32 compiles on path=mma, and its
@@ -224,13 +220,7 @@ if [ "${mode#sm_}" != "$mode" ]; then
     grep -q 'cvt.rna.tf32.f32' "$cu" 2>/dev/null || bad="$bad no-split"
     grep -q 'ap\[4 \* GEMM_BMP\]' "$cu" 2>/dev/null || bad="$bad no-trans-tile"
     rm -rf "$wd"
-    if [ -n "$bad" ]; then
-        failed=$((failed + 1))
-        echo "FAILED: f32 on path=mma:$bad"
-        echo "$out"
-    else
-        echo "ok   f32 on path=mma: $n candidates (3xTF32), the conv through the transposed tile"
-    fi
+    verdict "f32 on path=mma" "$n candidates (3xTF32), the conv through the transposed tile" "$out"
 fi
 # f32 attention takes the tensor cores (3xTF32 m16n8k8 on the mma path):
 # every sdpa kernel of the f32 test models and of the encoder in f32
@@ -261,12 +251,7 @@ if [ "${mode#sm_}" != "$mode" ]; then
     grep -q 'm16n8k8.row.col.f32.tf32.tf32.f32' "$sd/out/k13_sdpa.mma.cu" 2>/dev/null || bad="$bad no-tf32-mma"
     rm -rf "$sd"
     [ "$nk" -ge 7 ] && [ "$n" -ge "$nk" ] || bad="$bad kernels=$nk candidates=$n"
-    if [ -n "$bad" ]; then
-        failed=$((failed + 1))
-        echo "FAILED: f32 sdpa on path=mma:$bad"
-    else
-        echo "ok   f32 sdpa on path=mma: $n candidates of $nk kernels (3xTF32)"
-    fi
+    verdict "f32 sdpa on path=mma" "$n candidates of $nk kernels (3xTF32)"
 fi
 # split-K over a thread-block cluster (SPLITK, mma path): on sm_90 the
 # WaveNet layer's dilated conv in f32 at the inference shape (M = 861)
@@ -292,13 +277,7 @@ if [ "${mode#sm_}" != "$mode" ]; then
             grep -q '^#define SPLITK [24]$' "$sd/out/k3_conv1d.none.mma.regs.sync.cu" || bad="$bad no-cluster"
         rm -rf "$sd"
     fi
-    if [ -n "$bad" ]; then
-        failed=$((failed + 1))
-        echo "FAILED: split-K (SPLITK):$bad"
-        echo "$out"
-    else
-        echo "ok   split-K (SPLITK) on $mode: $n candidates"
-    fi
+    verdict "split-K (SPLITK)" "$n candidates on $mode" "$out"
 fi
 echo "$((total - failed))/$total models pass kgen check ($mode)"
 [ "$failed" -eq 0 ]
