@@ -172,12 +172,17 @@ static double shape_distance(const char *a, const char *b)
     return *a || *b ? -1 : d;
 }
 
-static bool cfg_ok(Template *t, const int *cfg)
+/* Does cfg pass the constraints?  *read (may be NULL): the knobs a
+ * rejection read (all of them on an error). */
+static bool cfg_ok(Template *t, const int *cfg, uint64_t *read)
 {
     bool ok = false;
+    uint64_t r = ~(uint64_t)0;
     Str why = {0};
-    int rc = template_check(t, cfg, &ok, &why);
+    int rc = template_check(t, cfg, &ok, &why, &r);
     str_free(&why);
+    if (read)
+        *read = rc ? ~(uint64_t)0 : r;
     return rc == 0 && ok;
 }
 
@@ -211,7 +216,7 @@ static int choose(Build *B, Plan *p, Kernel *k, Template *t, BKernel *bk)
     /* the exact shape, newest run first */
     for (int i = 0; i < nw; i++)
         if (!strcmp(w[i].shape, shape) && !cfg_parse(t, w[i].config, bk->cfg) &&
-            cfg_ok(t, bk->cfg)) {
+            cfg_ok(t, bk->cfg, NULL)) {
             bk->prov = winner_prov(B, &w[i], "tuned");
             B->ntuned++;
             return 0;
@@ -229,7 +234,7 @@ static int choose(Build *B, Plan *p, Kernel *k, Template *t, BKernel *bk)
         }
         if (best < 0)
             break;
-        if (!cfg_parse(t, w[best].config, bk->cfg) && cfg_ok(t, bk->cfg)) {
+        if (!cfg_parse(t, w[best].config, bk->cfg) && cfg_ok(t, bk->cfg, NULL)) {
             bk->prov = winner_prov(B, &w[best], arena_printf(B->a,
                 "untuned shape; config of the nearest tuned shape %s",
                 w[best].shape));
@@ -241,11 +246,13 @@ static int choose(Build *B, Plan *p, Kernel *k, Template *t, BKernel *bk)
     /* the template's first valid config */
     memset(bk->cfg, 0, (size_t)nk * sizeof *bk->cfg);
     do {
-        if (cfg_ok(t, bk->cfg)) {
+        uint64_t read;
+        if (cfg_ok(t, bk->cfg, &read)) {
             bk->prov = "untuned: the template's first valid config";
             B->ndefault++;
             return 0;
         }
+        cfg_skip(t, bk->cfg, read, 0, nk);
     } while (cfg_next(t, bk->cfg, 0, nk));
     fprintf(stderr, "kgen: error: kernel %s (%s:%d): no config of template "
             "%s passes its constraints\n", k->name, p->g->file->path,

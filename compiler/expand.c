@@ -54,6 +54,7 @@ struct Template {
     long long instr;
     double deadline;
     bool over_budget;
+    uint64_t read;                     /* knobs constraints() has read */
     Arena *a;
 };
 
@@ -218,6 +219,7 @@ static const luaL_Reg kg_lib[] = {
  * and removes what a template must not reach. */
 static const char prelude[] =
     "local next, type, sort, tostring = next, type, table.sort, tostring\n"
+    "local getmetatable = getmetatable\n"
     "local function before(a, b)\n"
     "  local ta, tb = type(a), type(b)\n"
     "  if ta ~= tb then return ta < tb end\n"
@@ -225,6 +227,8 @@ static const char prelude[] =
     "  return tostring(a) < tostring(b)\n"
     "end\n"
     "function pairs(t)\n"
+    "  local mt = getmetatable(t)\n"
+    "  if type(mt) == 'table' and mt.__pairs then return mt.__pairs(t) end\n"
     "  local keys = {}\n"
     "  for k in next, t do keys[#keys + 1] = k end\n"
     "  sort(keys, before)\n"
@@ -816,15 +820,65 @@ static int method(Template *t, const char *fn, const int *cfg, bool design_only,
     return call(t, 2, nres, err);
 }
 
-int template_check(Template *t, const int *cfg, bool *ok, Str *reason)
+/* The config table constraints() sees: an empty proxy whose __index reads
+ * the real table (upvalue 1) and sets the bit of each knob read in the
+ * template's mask (upvalue 2), so that the scanners know which knobs a
+ * rejection depends on.  pairs() (the prelude's, which honours __pairs)
+ * reads every knob. */
+static int watch_index(lua_State *L)
+{
+    Template *t = lua_touserdata(L, lua_upvalueindex(2));
+    const char *key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+    for (int i = 0; key && i < t->nknobs && i < 64; i++)
+        if (!strcmp(key, t->knobs[i].name)) {
+            t->read |= (uint64_t)1 << i;
+            break;
+        }
+    lua_pushvalue(L, 2);
+    lua_rawget(L, lua_upvalueindex(1));
+    return 1;
+}
+
+static int watch_pairs(lua_State *L)
+{
+    Template *t = lua_touserdata(L, lua_upvalueindex(2));
+    t->read = ~(uint64_t)0;
+    lua_getglobal(L, "pairs");
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_call(L, 1, 3);
+    return 3;
+}
+
+int template_check(Template *t, const int *cfg, bool *ok, Str *reason,
+                   uint64_t *read)
 {
     lua_State *L = t->L;
-    if (method(t, "constraints", cfg, false, 2, reason))
+    if (t->spec == LUA_NOREF)
+        die("template %s called without a bound spec", t->name);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, t->ref);
+    lua_getfield(L, -1, "constraints");
+    lua_remove(L, -2);
+    lua_rawgeti(L, LUA_REGISTRYINDEX, t->spec);
+    lua_newtable(L);                           /* the proxy */
+    lua_createtable(L, 0, 2);                  /* its metatable */
+    push_cfg(t, cfg, false);
+    lua_pushvalue(L, -1);
+    lua_pushlightuserdata(L, t);
+    lua_pushcclosure(L, watch_index, 2);
+    lua_setfield(L, -3, "__index");
+    lua_pushlightuserdata(L, t);
+    lua_pushcclosure(L, watch_pairs, 2);
+    lua_setfield(L, -2, "__pairs");
+    lua_setmetatable(L, -2);
+    t->read = t->nknobs > 64 ? ~(uint64_t)0 : 0;
+    if (call(t, 2, 2, reason))
         return -1;
     *ok = lua_toboolean(L, -2);
     if (!*ok && lua_isstring(L, -1))
         str_printf(reason, "%s", lua_tostring(L, -1));
     lua_pop(L, 2);
+    if (read)
+        *read = t->read;
     return 0;
 }
 

@@ -51,6 +51,25 @@ bool cfg_next(const Template *t, int *cfg, int lo, int hi)
     return false;
 }
 
+/* After a rejection that read the knobs in `read`, move cfg over knobs
+ * [lo, hi) to the last config that agrees with it on every knob up to the
+ * last one read, so that cfg_next goes on past every config the rejection
+ * holds for.  Returns how many configs that passes over. */
+long long cfg_skip(const Template *t, int *cfg, uint64_t read, int lo, int hi)
+{
+    int last = lo - 1;
+    for (int i = lo; i < hi; i++)
+        if (i >= 64 || (read >> i & 1))
+            last = i;
+    long long skipped = 0;
+    for (int i = last + 1; i < hi; i++) {
+        int n = template_knob(t, i)->n;
+        skipped = skipped * n + (n - 1 - cfg[i]);
+        cfg[i] = n - 1;
+    }
+    return skipped;
+}
+
 /* Templates by name, loaded once per command. */
 struct TemplateCache {
     Template **t;
@@ -103,8 +122,9 @@ static int first_valid(Template *t, int *cfg, const Options *o, Str *err)
         cfg[i] = 0;
     do {
         bool ok;
+        uint64_t read;
         Str why = {0};
-        int rc = template_check(t, cfg, &ok, &why);
+        int rc = template_check(t, cfg, &ok, &why, &read);
         if (rc) {
             str_printf(err, "%s", why.buf);
             str_free(&why);
@@ -113,6 +133,8 @@ static int first_valid(Template *t, int *cfg, const Options *o, Str *err)
         str_free(&why);
         if (ok && config_where(t, cfg, o))
             return 0;
+        if (!ok)
+            cfg_skip(t, cfg, read, nd, nk);
     } while (cfg_next(t, cfg, nd, nk));
     return -1;
 }
@@ -386,8 +408,9 @@ int cmd_space(const Options *o)
         int nr = 0, cap = 0;
         do {
             bool ok;
+            uint64_t read;
             Str why = {0};
-            if (template_check(t, cfg, &ok, &why)) {
+            if (template_check(t, cfg, &ok, &why, &read)) {
                 fprintf(stderr, "kgen: error: %s\n", why.buf);
                 str_free(&why);
                 rc = 1;
@@ -395,6 +418,8 @@ int cmd_space(const Options *o)
             }
             str_free(&why);
             all++;
+            if (!ok)
+                all += cfg_skip(t, cfg, read, 0, nk);
             ok = ok && config_where(t, cfg, o);
             pass += ok;
             if (ok && o->rank) {

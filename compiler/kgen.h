@@ -540,7 +540,11 @@ bool template_has_backend(const Template *t, const char *backend);
  * 0 bound; 1 the template's supports() declines (reason in err); -1 error. */
 int template_bind(Template *t, const Plan *p, const Kernel *k,
                   const char *arch, Str *err);
-int template_check(Template *t, const int *cfg, bool *ok, Str *reason);
+/* constraints(spec, cfg): *ok, the reason of a rejection, and in *read
+ * (may be NULL) a bit for each knob, by index, that the call read: a
+ * rejection holds for every config that agrees on those knobs. */
+int template_check(Template *t, const int *cfg, bool *ok, Str *reason,
+                   uint64_t *read);
 int template_launch(Template *t, const int *cfg, Launch *out, Str *err);
 /* rank(spec, cfg), the template's relative cost estimate (lower first);
  * NAN when the template has none, -1 on an error */
@@ -648,6 +652,7 @@ int cmd_devices(bool json);                /* devices.c: kgen devices */
 typedef struct TemplateCache TemplateCache;
 const char *templates_dir(const Options *o);
 bool cfg_next(const Template *t, int *cfg, int lo, int hi);
+long long cfg_skip(const Template *t, int *cfg, uint64_t read, int lo, int hi);
 TemplateCache *template_cache_new(Arena *a);
 void template_cache_free(TemplateCache *c);    /* closes every template */
 Template *template_get(TemplateCache *c, const char *dir, const char *name,

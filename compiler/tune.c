@@ -95,8 +95,9 @@ int tune_space(Template *t, const Plan *p, const Kernel *k, const char *arch,
         die("out of memory");
     do {
         bool ok;
+        uint64_t read;
         Str why = {0};
-        if (template_check(t, cfg, &ok, &why)) {
+        if (template_check(t, cfg, &ok, &why, &read)) {
             str_printf(err, "%s", why.buf ? why.buf : "");
             str_free(&why);
             free(cfg);
@@ -108,6 +109,8 @@ int tune_space(Template *t, const Plan *p, const Kernel *k, const char *arch,
             memcpy(c, cfg, (size_t)nk * sizeof *c);
             ARENA_PUSH(a, *cfgs, *ncfg, cap, c);
         }
+        if (!ok)
+            cfg_skip(t, cfg, read, 0, nk);
     } while (cfg_next(t, cfg, 0, nk));
     free(cfg);
     return 0;

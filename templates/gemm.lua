@@ -576,6 +576,10 @@ local function threads(cfg)
   return (cfg.BM // cfg.TM) * (cfg.BN // cfg.TN)
 end
 
+-- The scanners skip every config that agrees with a rejection on the knobs
+-- it read (templates.md), and the tuning knobs go BK, BM, BN, MINB, SPLITK,
+-- STAGES, TM, TN, WM, WN: so the design is judged first, then each path's
+-- checks in that order, and the thread count (WM, WN; TM, TN) is read last.
 function T.constraints(spec, cfg)
   local P = analyze(spec)
   if P.err then return false, P.err end
@@ -596,24 +600,31 @@ function T.constraints(spec, cfg)
     if not (a_ss(P, cfg) or a_desc(P, cfg)) then
       return false, "sched=ws: A must reach wgmma through a descriptor"
     end
-    if cfg.WM * cfg.WN > 1 and cfg.MINB ~= 1 then
-      return false, "sched=ws with setmaxnreg: one block per SM"
-    end
   end
-  local BM, BN, BK = cfg.BM, cfg.BN, cfg.BK
-  local nt = threads(cfg)
-  if nt > spec.limits.threads then return false, "more threads than the device allows" end
-  local ncols = P.glu and 2 * P.N or P.N
   if cfg.path == "mma" then
     if spec.backend ~= "cuda" then return false, "mma is CUDA only" end
     if sm_of(spec) < 80 then return false, "mma.sync needs sm_80" end
-    if cfg.TM ~= 1 or cfg.TN ~= 1 then return false, "TM, TN are simt knobs" end
-    if cfg.MINB ~= 1 then return false, "MINB is a wgmma knob" end
-    if cfg.STAGES < 2 then return false, "mma pipelines at least 2 stages" end
-    local kts = kg.cdiv(kg.cdiv(P.K, BK), cfg.SPLITK)   -- K tiles per block
-    if cfg.STAGES > 2 and cfg.STAGES > kts + 1 then
-      return false, "more stages than K tiles to fill them"
+  elseif cfg.path == "wgmma" then
+    if spec.backend ~= "cuda" then return false, "wgmma is CUDA only" end
+    if sm_of(spec) ~= 90 then return false, "wgmma is sm_90's" end
+    if P.dt ~= "f16" and P.dt ~= "bf16" then return false, "tensor cores need f16 or bf16" end
+    if cfg.ln == "fold" and not a_ss(P, cfg) then
+      return false, "wgmma folds LayerNorm only into an A contiguous along K"
     end
+    if not fast(spec, P, P.B, cfg) then
+      return false, "wgmma reads B by cp.async: contiguous and 16-byte aligned along K"
+    end
+  end
+  local BM, BN, BK = cfg.BM, cfg.BN, cfg.BK
+  local ncols = P.glu and 2 * P.N or P.N
+  if cfg.path == "mma" then
+    local mk = P.dt == "f32" and 8 or 16      -- m16n8k8 tf32, m16n8k16 f16/bf16
+    if BK < mk then return false, "BK below the mma k" end
+    if not fits(BK, P.K, mk) then return false, "BK larger than K needs" end
+    if not fits(BM, P.M, 16) then return false, "BM larger than M needs" end
+    if not fits(BN, ncols, 16) then return false, "BN larger than N needs" end
+    if cfg.MINB ~= 1 then return false, "MINB is a wgmma knob" end
+    local kts = kg.cdiv(kg.cdiv(P.K, BK), cfg.SPLITK)   -- K tiles per block
     if cfg.SPLITK > 1 then
       -- split-K reduces through the distributed shared memory of a cluster
       if sm_of(spec) < 90 then return false, "split-K needs sm_90's clusters" end
@@ -623,32 +634,32 @@ function T.constraints(spec, cfg)
         return false, "split-K where the tiles alone fill the SMs"
       end
     end
-    local mk = P.dt == "f32" and 8 or 16      -- m16n8k8 tf32, m16n8k16 f16/bf16
-    if BK < mk then return false, "BK below the mma k" end
+    if cfg.STAGES < 2 then return false, "mma pipelines at least 2 stages" end
+    if cfg.STAGES > 2 and cfg.STAGES > kts + 1 then
+      return false, "more stages than K tiles to fill them"
+    end
+    if cfg.TM ~= 1 or cfg.TN ~= 1 then return false, "TM, TN are simt knobs" end
+    local nt = threads(cfg)
+    if nt > spec.limits.threads then return false, "more threads than the device allows" end
     if BM % (16 * cfg.WM) ~= 0 then return false, "warp tile rows not a multiple of 16" end
     if BN % (16 * cfg.WN) ~= 0 then return false, "warp tile columns not a multiple of 16" end
     local acc = (BM // cfg.WM // 16) * (BN // cfg.WN // 8) * 4
     if acc > 128 then return false, "more than 128 accumulators per thread" end
     local smem = mma_launch_smem(P, cfg) + ln_extra(P, cfg, nt)
     if smem > spec.limits.smem then return false, "shared memory over the limit" end
-    if not fits(BM, P.M, 16) then return false, "BM larger than M needs" end
-    if not fits(BN, ncols, 16) then return false, "BN larger than N needs" end
-    if not fits(BK, P.K, mk) then return false, "BK larger than K needs" end
   elseif cfg.path == "wgmma" then
-    if spec.backend ~= "cuda" then return false, "wgmma is CUDA only" end
-    if sm_of(spec) ~= 90 then return false, "wgmma is sm_90's" end
-    if P.dt ~= "f16" and P.dt ~= "bf16" then return false, "tensor cores need f16 or bf16" end
-    if cfg.TM ~= 1 or cfg.TN ~= 1 then return false, "TM, TN are simt knobs" end
-    if cfg.SPLITK ~= 1 then return false, "SPLITK is an mma knob" end
-    if cfg.ln == "fold" and not a_ss(P, cfg) then
-      return false, "wgmma folds LayerNorm only into an A contiguous along K"
-    end
-    if not fast(spec, P, P.B, cfg) then
-      return false, "wgmma reads B by cp.async: contiguous and 16-byte aligned along K"
-    end
     if BK ~= 64 then return false, "the 128-byte swizzle takes BK = 64" end
+    if not fits(BM, P.M, 64) then return false, "BM larger than M needs" end
+    if not fits(BN, ncols, 64) then return false, "BN larger than N needs" end
+    if cfg.SPLITK ~= 1 then return false, "SPLITK is an mma knob" end
     if cfg.STAGES < 3 then return false, "wgmma pipelines at least 3 stages" end
     if cfg.STAGES > kg.cdiv(P.K, BK) + 2 then return false, "more stages than K tiles to fill them" end
+    if cfg.TM ~= 1 or cfg.TN ~= 1 then return false, "TM, TN are simt knobs" end
+    if cfg.sched == "ws" and cfg.WM * cfg.WN > 1 and cfg.MINB ~= 1 then
+      return false, "sched=ws with setmaxnreg: one block per SM"
+    end
+    local nt = threads(cfg)
+    if nt > spec.limits.threads then return false, "more threads than the device allows" end
     if BM % (64 * cfg.WM) ~= 0 then return false, "warpgroup tile rows not a multiple of 64" end
     local wtn = BN // cfg.WN
     if BN % cfg.WN ~= 0 or (wtn ~= 64 and wtn ~= 128 and wtn ~= 256) then
@@ -674,24 +685,24 @@ function T.constraints(spec, cfg)
       end
       if 2 * (smem + 1024) > 233472 then return false, "two blocks per SM need too much shared memory" end
     end
-    if not fits(BM, P.M, 64) then return false, "BM larger than M needs" end
-    if not fits(BN, ncols, 64) then return false, "BN larger than N needs" end
   else
-    if cfg.WM ~= 1 or cfg.WN ~= 1 then return false, "WM, WN are mma knobs" end
+    if not fits(BK, P.K, 8) then return false, "BK larger than K needs" end
+    if not fits(BM, P.M, 16) then return false, "BM larger than M needs" end
+    if not fits(BN, ncols, 16) then return false, "BN larger than N needs" end
     if cfg.MINB ~= 1 then return false, "MINB is a wgmma knob" end
     if cfg.SPLITK ~= 1 then return false, "SPLITK is an mma knob" end
     if cfg.STAGES ~= 1 then return false, "simt is single-stage" end
     if BM % cfg.TM ~= 0 or BN % cfg.TN ~= 0 then return false, "TM/TN do not divide the tile" end
     if P.glu and cfg.TN % 2 ~= 0 then return false, "gemm_glu pairs columns: TN even" end
+    local nt = threads(cfg)
+    if nt > spec.limits.threads then return false, "more threads than the device allows" end
     if nt < 32 then return false, "fewer than 32 threads" end
     if nt > 256 then return false, "simt blocks stay within 256 threads (registers)" end
+    if cfg.WM ~= 1 or cfg.WN ~= 1 then return false, "WM, WN are mma knobs" end
     local smem = simt_smem(cfg) + ln_extra(P, cfg, nt)
     local cap = spec.limits.smem
     if spec.backend == "cuda" then cap = math.min(cap, 49152) end
     if smem > cap then return false, "shared memory over the limit" end
-    if not fits(BM, P.M, 16) then return false, "BM larger than M needs" end
-    if not fits(BN, ncols, 16) then return false, "BN larger than N needs" end
-    if not fits(BK, P.K, 8) then return false, "BK larger than K needs" end
   end
   return true
 end

@@ -236,7 +236,7 @@ static void test_knobs(void **state)
     do {
         bool ok;
         Str why = {0};
-        assert_int_equal(template_check(t, cfg, &ok, &why), 0);
+        assert_int_equal(template_check(t, cfg, &ok, &why, NULL), 0);
         pass += ok;
         all++;
         str_free(&why);
@@ -257,6 +257,71 @@ static void test_knobs(void **state)
     arena_free(a);
 }
 
+/* constraints() reports the knobs it read; a scan skips every config
+ * that agrees with a rejection on them and passes the same configs. */
+static void test_constraint_reads(void **state)
+{
+    (void)state;
+    put("w.lua", "return { name = 'w', backends = { 'cuda' },\n"
+        " design = { path = { 'simt', 'mma' } },\n"
+        " tuning = { ZZ = { 1, 2, 3 }, AA = { 8, 16 } },\n"
+        " constraints = function(s, c)\n"
+        "   if c.path == 'mma' then return false, 'no mma' end\n"
+        "   if c.AA == 16 then\n"
+        "     local n = 0 for k in pairs(c) do n = n + 1 end\n"
+        "     return n == 3 and c.ZZ < 3, 'pairs'\n"
+        "   end\n"
+        "   return true end,\n"
+        " launch = function(s, c) return { grid = { 1, 1, 1 }, block = { 1, 1, 1 } } end,\n"
+        " emit = function(s, d) return '' end }\n");
+    Str err = {0};
+    Arena *a = arena_new();
+    Template *t = template_load(dir, "w", &err, a);
+    assert_non_null(t);
+    TestCtx c;
+    ctx_init(&c);
+    Plan *p = plan_of(&c, "model m\ndim N = 4\ninput x : f32[N]\ny = exp(x)\noutput y\n");
+    assert_int_equal(template_bind(t, p, p->k[0], "sm_90", &err), 0);
+    /* knobs: path, AA, ZZ */
+    bool ok;
+    uint64_t read;
+    Str why = {0};
+    int mma[3] = {1, 1, 2}, simt8[3] = {0, 0, 2}, simt16[3] = {0, 1, 2};
+    assert_int_equal(template_check(t, mma, &ok, &why, &read), 0);
+    assert_false(ok);
+    assert_int_equal(read, 1);             /* path only */
+    assert_int_equal(template_check(t, simt8, &ok, &why, &read), 0);
+    assert_true(ok);
+    assert_int_equal(read, 3);             /* path, AA */
+    assert_int_equal(template_check(t, simt16, &ok, &why, &read), 0);
+    assert_false(ok);                      /* ZZ = 3 */
+    assert_int_equal(read, ~(uint64_t)0);  /* pairs() reads every knob */
+    str_free(&why);
+    /* the scan: every simt config is checked, mma once then skipped */
+    int cfg[3] = {0, 0, 0}, calls = 0, pass = 0;
+    long long all = 0;
+    do {
+        assert_int_equal(template_check(t, cfg, &ok, &why, &read), 0);
+        calls++;
+        all++;
+        pass += ok;
+        if (!ok)
+            all += cfg_skip(t, cfg, read, 0, 3);
+    } while (cfg_next(t, cfg, 0, 3));
+    str_free(&why);
+    assert_int_equal(calls, 7);
+    assert_int_equal(all, 12);
+    assert_int_equal(pass, 5);
+    /* with path fixed (a design point), a path-only rejection ends it */
+    int d[3] = {1, 0, 0};
+    assert_int_equal(cfg_skip(t, d, 1, 1, 3), 5);
+    assert_false(cfg_next(t, d, 1, 3));
+    template_free(t);
+    ctx_free(&c);
+    str_free(&err);
+    arena_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -266,6 +331,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_knobs),
+        cmocka_unit_test(test_constraint_reads),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
