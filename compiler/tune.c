@@ -771,6 +771,16 @@ static int strategy_list(Tuner *T, bool shuffle, int budget, uint64_t seed)
     return rc;
 }
 
+/* design points by the cost of their best-ranked config (dbest), the
+ * space's order on ties and without rank() */
+static const double *sort_d;
+static int by_dcost(const void *x, const void *y)
+{
+    int i = *(const int *)x, j = *(const int *)y;
+    int c = template_rank_cmp(sort_d[i], sort_d[j]);
+    return c ? c : (i > j) - (i < j);
+}
+
 /* The start of a search: the default, then configs drawn round-robin from
  * the design points (runs of adjacent configs with equal design knobs), one
  * of each per round (a design point's valid configs can be a small corner
@@ -781,8 +791,9 @@ static int strategy_list(Tuner *T, bool shuffle, int budget, uint64_t seed)
  * default).  Round 0 takes each design point's best-ranked config (rank()
  * is the template's rough cost model); later rounds draw at random from
  * its best-ranked sixteenth (at least 4 per round so far), or from the
- * whole design point when the template has no rank().  Fills batch,
- * returns its length. */
+ * whole design point when the template has no rank().  Each round visits
+ * the design points best-ranked first, so that a budget smaller than
+ * their number measures the likeliest.  Fills batch, returns its length. */
 static int start_batch(Tuner *T, int *batch, int width, int budget, uint64_t *seed)
 {
     int nd = template_ndesign(T->t), n = 0, np = 0;
@@ -803,13 +814,23 @@ static int start_batch(Tuner *T, int *batch, int width, int budget, uint64_t *se
     sort_c = T->c;
     for (int d = 0; d < np; d++)
         qsort(order + lo[d], (size_t)(lo[d + 1] - lo[d]), sizeof *order, by_cost);
+    int *dorder = malloc((size_t)(np + 1) * sizeof *dorder);
+    double *dbest = malloc((size_t)(np + 1) * sizeof *dbest);
+    if (!dorder || !dbest)
+        die("out of memory");
+    for (int d = 0; d < np; d++) {
+        dorder[d] = d;
+        dbest[d] = T->c[order[lo[d]]].cost;
+    }
+    sort_d = dbest;
+    qsort(dorder, (size_t)np, sizeof *dorder, by_dcost);
     batch[n++] = 0;
     used[0] = 1;
     for (int round = 0; n < cap && round < T->nc; round++) {
         for (int dd = 0; dd < np && n < cap; dd++) {
-            /* round 0 ends with the default's design point: the default
-             * is its sample unless rank() names a better one */
-            int d = round == 0 ? (dd + 1) % np : dd;
+            /* round 0 takes the default's design point last when no
+             * rank() orders them: the default is its sample */
+            int d = dorder[round == 0 && isnan(dbest[dorder[0]]) ? (dd + 1) % np : dd];
             int size = lo[d + 1] - lo[d], left = 0;
             bool ranked = !isnan(T->c[order[lo[d]]].cost);
             if (round == 0 && d == 0 && !ranked)
@@ -834,6 +855,8 @@ static int start_batch(Tuner *T, int *batch, int width, int budget, uint64_t *se
     free(lo);
     free(order);
     free(used);
+    free(dorder);
+    free(dbest);
     return n;
 }
 

@@ -131,6 +131,27 @@ sys.exit(0 if min(best)[1] in got else "best-ranked %r not measured: %s" % (min(
 EOF
 echo "ok 1d exhaustive: a budget of 2 measures the default and the best-ranked"
 
+# ---- 1e. a budget below the design points takes the best-ranked first -------
+# rownorm (three design points on OpenCL, twopass the default's) given a
+# rank() that prefers path=regs: anneal with a budget of 2 measures the
+# default and a regs config, not onepass, the next in the space's order
+mkdir "$W/tplr"
+cp "$SRC"/templates/*.lua "$W/tplr/"
+sed -i 's/^return T$/function T.rank(spec, cfg) return cfg.path == "regs" and 1 or 2 end\nreturn T/' \
+    "$W/tplr/rownorm.lua"
+grep -q "^function T.rank" "$W/tplr/rownorm.lua" || fail "rank: could not patch rownorm.lua"
+# shellcheck disable=SC2086
+"$KGEN" tune $LYNX --arch opencl --templates "$W/tplr" --db "$W/dr.db" \
+    --strategy anneal --budget 2 --kernel k0_layernorm -q >/dev/null ||
+    fail "design ranks: tune exited $?"
+py "$W/dr.db" <<'EOF' || fail "anneal's first batch ignored the design points' ranks"
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+pts = sorted({cfg.split()[0] for cfg, in c.execute("select config from trials")})
+sys.exit(0 if pts == ["path=regs", "path=twopass"] else "measured %s" % pts)
+EOF
+echo "ok 1e anneal: a budget of 2 takes the best-ranked design point"
+
 # ---- 2. kill -9 mid-run -------------------------------------------------------
 snapshot() {
     py "$1" <<'EOF'
