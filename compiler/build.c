@@ -243,17 +243,36 @@ static int choose(Build *B, Plan *p, Kernel *k, Template *t, BKernel *bk)
         }
         w[best].shape = NULL;
     }
-    /* the template's first valid config */
-    memset(bk->cfg, 0, (size_t)nk * sizeof *bk->cfg);
+    /* the tuner's default: the best-ranked valid config, the first on
+     * ties or without rank() */
+    int *cfg = arena_alloc(B->a, (size_t)(nk + 1) * sizeof *cfg);
+    double best = NAN;
+    bool found = false;
     do {
         uint64_t read;
-        if (cfg_ok(t, bk->cfg, &read)) {
-            bk->prov = "untuned: the template's first valid config";
-            B->ndefault++;
-            return 0;
+        double cost;
+        Str err = {0};
+        if (!cfg_ok(t, cfg, &read)) {
+            cfg_skip(t, cfg, read, 0, nk);
+            continue;
         }
-        cfg_skip(t, bk->cfg, read, 0, nk);
-    } while (cfg_next(t, bk->cfg, 0, nk));
+        if (template_rank(t, cfg, &cost, &err)) {
+            fprintf(stderr, "kgen: error: kernel %s: %s\n", k->name, err.buf);
+            str_free(&err);
+            return -1;
+        }
+        if (!found || template_rank_cmp(cost, best) < 0) {
+            memcpy(bk->cfg, cfg, (size_t)nk * sizeof *cfg);
+            best = cost;
+            found = true;
+        }
+    } while (cfg_next(t, cfg, 0, nk));
+    if (found) {
+        bk->prov = isnan(best) ? "untuned: the template's first valid config"
+                               : "untuned: the template's best-ranked config";
+        B->ndefault++;
+        return 0;
+    }
     fprintf(stderr, "kgen: error: kernel %s (%s:%d): no config of template "
             "%s passes its constraints\n", k->name, p->g->file->path,
             k->line_first, template_name(t));

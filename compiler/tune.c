@@ -265,6 +265,7 @@ typedef struct Tuner {
     Template *t;
     Cand *c;
     int nc;
+    int def;                   /* the default: best-ranked, else the first */
     int64_t kid;
     const char *fp, *thash;
     int *cq, ncq, hcq;         /* compile queue (ring of nc) */
@@ -753,6 +754,8 @@ static int strategy_list(Tuner *T, bool shuffle, int budget, uint64_t seed)
         die("out of memory");
     for (int i = 0; i < T->nc; i++)
         order[i] = i;
+    order[0] = T->def;
+    order[T->def] = 0;
     /* exhaustive: the default, then the rest by rank() (the space's order
      * without one), so that a budget or --time that stops it early has
      * measured the likeliest first */
@@ -824,8 +827,8 @@ static int start_batch(Tuner *T, int *batch, int width, int budget, uint64_t *se
     }
     sort_d = dbest;
     qsort(dorder, (size_t)np, sizeof *dorder, by_dcost);
-    batch[n++] = 0;
-    used[0] = 1;
+    batch[n++] = T->def;
+    used[T->def] = 1;
     for (int round = 0; n < cap && round < T->nc; round++) {
         for (int dd = 0; dd < np && n < cap; dd++) {
             /* round 0 takes the default's design point last when no
@@ -871,7 +874,7 @@ static int strategy_anneal(Tuner *T, int budget, uint64_t seed)
     int *nb = malloc((size_t)(T->nc + 1) * sizeof *nb);
     if (!batch || !nb)
         die("out of memory");
-    int used = 0, cur = 0;
+    int used = 0, cur = T->def;
     double temp = 0.15;
     int n = start_batch(T, batch, width, budget, &seed);
     int rc = 0;
@@ -998,6 +1001,13 @@ static int tune_kernel(Tuner *T, TemplateCache *tc, Summary *sum)
             return -1;
         }
     }
+    /* the default is what an untuned build takes (build.c): the
+     * best-ranked config, the first in the space's order on ties or
+     * without rank() */
+    T->def = 0;
+    for (int i = 1; i < T->nc; i++)
+        if (template_rank_cmp(T->c[i].cost, T->c[T->def].cost) < 0)
+            T->def = i;
     if (!T->nc) {
         fprintf(stderr, "kgen: error: %s: no config of templates/%s.lua fits "
                 "the constraints and the device (%d configs, %d pruned)\n",
@@ -1084,7 +1094,7 @@ static int tune_kernel(Tuner *T, TemplateCache *tc, Summary *sum)
         return sum->failed ? -1 : 0;
     }
     DbTrial w;
-    int got = db_winner_update(T->db, T->kid, T->fp, T->c[0].text, &w, T->a);
+    int got = db_winner_update(T->db, T->kid, T->fp, T->c[T->def].text, &w, T->a);
     if (got < 0) {
         fprintf(stderr, "kgen: error: %s (tuning DB %s)\n", db_error(T->db),
                 db_path(T->db));
@@ -1097,7 +1107,7 @@ static int tune_kernel(Tuner *T, TemplateCache *tc, Summary *sum)
     }
     sum->ms = w.median_ms;
     sum->config = w.config;
-    sum->default_ms = valid(&T->c[0]) ? T->c[0].median : -1;
+    sum->default_ms = valid(&T->c[T->def]) ? T->c[T->def].median : -1;
     return 0;
 }
 
