@@ -76,7 +76,10 @@
 -- producer, issues every cp.async (one address per thread and K tile,
 -- constant steps between its rows) and runs gated's prologue or
 -- LayerNorm's normalisation over the landed tiles (the statistics first,
--- by the whole block, warp per row); the consumers only wait
+-- by the whole block, warp per row; gamma and beta land with each A tile
+-- by cp.async; with LNC > 1 a cluster of LNC blocks takes adjacent column
+-- tiles of one row tile and each computes BM / LNC rows' statistics, read
+-- by the others through distributed shared memory); the consumers only wait
 -- on a stage's mbarrier, issue its MMAs and release it.  No block barrier
 -- in the K loop; with two or more consumer warpgroups setmaxnreg moves
 -- the producer's registers to them.  Non-persistent: one tile per block.
@@ -108,6 +111,7 @@ local T = {
     STAGES = { 1, 2, 3, 4 },      -- mma: shared-memory pipeline depth (simt: 1)
     MINB = { 1, 2 },              -- wgmma: blocks per SM the registers are capped for
     SPLITK = { 1, 2, 4 },         -- mma on sm_90: blocks of a cluster sharing one tile's K
+    LNC = { 1, 2, 4, 8 },         -- ws LayerNorm: blocks of a cluster sharing a row tile's statistics
   },
 }
 
@@ -543,7 +547,8 @@ end
 -- shared memory of the LayerNorm state: prepass mean/rstd and partial
 -- sums; fold's row and column sums (mma; simt keeps them in registers)
 local function ln_extra(P, cfg, nt)
-  if cfg.ln == "prepass" and cfg.sched == "ws" then return 8 * cfg.BM end
+  -- (ws: mean and rstd, and each stage's 64 gamma and beta, ws_ln_gb)
+  if cfg.ln == "prepass" and cfg.sched == "ws" then return 8 * cfg.BM + 256 * cfg.STAGES end
   if cfg.ln == "prepass" then return 4 * (2 * cfg.BM + math.max(nt, cfg.BM)) end
   if cfg.ln == "fold" and cfg.path ~= "simt" then return 4 * (2 * cfg.BM + 2 * cfg.BN) end
   return 0
@@ -623,6 +628,7 @@ function T.constraints(spec, cfg)
     if not fits(BK, P.K, mk) then return false, "BK larger than K needs" end
     if not fits(BM, P.M, 16) then return false, "BM larger than M needs" end
     if not fits(BN, ncols, 16) then return false, "BN larger than N needs" end
+    if cfg.LNC ~= 1 then return false, "LNC is a sched=ws knob" end
     if cfg.MINB ~= 1 then return false, "MINB is a wgmma knob" end
     local kts = kg.cdiv(kg.cdiv(P.K, BK), cfg.SPLITK)   -- K tiles per block
     if cfg.SPLITK > 1 then
@@ -651,6 +657,15 @@ function T.constraints(spec, cfg)
     if BK ~= 64 then return false, "the 128-byte swizzle takes BK = 64" end
     if not fits(BM, P.M, 64) then return false, "BM larger than M needs" end
     if not fits(BN, ncols, 64) then return false, "BN larger than N needs" end
+    if cfg.LNC > 1 then
+      -- the blocks of a cluster take adjacent column tiles of one row tile
+      if cfg.sched ~= "ws" or cfg.ln ~= "prepass" then
+        return false, "LNC shares sched=ws's LayerNorm statistics"
+      end
+      if kg.cdiv(P.N, P.glu and BN // 2 or BN) % cfg.LNC ~= 0 then
+        return false, "LNC does not divide the column tiles"
+      end
+    end
     if cfg.SPLITK ~= 1 then return false, "SPLITK is an mma knob" end
     if cfg.STAGES < 3 then return false, "wgmma pipelines at least 3 stages" end
     if cfg.STAGES > kg.cdiv(P.K, BK) + 2 then return false, "more stages than K tiles to fill them" end
@@ -689,6 +704,7 @@ function T.constraints(spec, cfg)
     if not fits(BK, P.K, 8) then return false, "BK larger than K needs" end
     if not fits(BM, P.M, 16) then return false, "BM larger than M needs" end
     if not fits(BN, ncols, 16) then return false, "BN larger than N needs" end
+    if cfg.LNC ~= 1 then return false, "LNC is a sched=ws knob" end
     if cfg.MINB ~= 1 then return false, "MINB is a wgmma knob" end
     if cfg.SPLITK ~= 1 then return false, "SPLITK is an mma knob" end
     if cfg.STAGES ~= 1 then return false, "simt is single-stage" end
@@ -769,7 +785,13 @@ function T.rank(spec, cfg)
   -- split-K: a slice of K per block, and the cluster's reduction (about
   -- 16 K steps' worth of time per extra block)
   local kpad = kg.cdiv(kg.cdiv(P.K, cfg.BK), split) * cfg.BK + 16 * (split - 1)
-  return spill * rounds * conc * cfg.BM * cfg.BN * kpad / (ew * et * ek * es * ea)
+  -- sched=ws's LayerNorm: each block reads its BM / LNC rows over all of
+  -- K before the first MMA (about a fifth of the MMA time of a 256-column
+  -- tile on the H200), and a cluster costs its barriers and co-scheduling
+  -- (measured at K = 4096, 2026-11-22: LNC 2 < 4 < 8 < 1)
+  local stats = 0
+  if ws and cfg.ln == "prepass" then stats = 48 * P.K / cfg.LNC + 6 * P.K * (cfg.LNC - 1) end
+  return spill * rounds * conc * cfg.BM * (cfg.BN * kpad / (ew * et * ek * es * ea) + stats)
 end
 
 function T.launch(spec, cfg)
@@ -1075,7 +1097,7 @@ end
 -- the sums of x - x[r, 0] and of their squares, shifted by the row's
 -- first value so that the variance keeps its digits when the mean is
 -- large against the spread (two passes would read the row twice)
-local function ln_stats_warp(spec, P, design, tid, nt)
+local function ln_stats_warp(spec, P, design, tid, nt, part)
   local x = P.A.raw
   local ct = kg.ctype(spec, P.dt)
   local vec = fast(nil, P, x, design) and x.mp.arg.dtype == P.dt
@@ -1108,12 +1130,12 @@ local function ln_stats_warp(spec, P, design, tid, nt)
   return kg.line() .. "\n" .. fill([[
       {
         const int lane = ($tid) & 31, nw = ($nt) / 32;
-        for (int rb = ($tid) >> 5; rb < BM; rb += 4 * nw) {
+        for (int rb = $rb0; rb < $r1; rb += 4 * nw) {
           const $xt *xr[4];
           float s1[4], s2[4], sh[4];
           #pragma unroll
           for (int j = 0; j < 4; j++) {
-            const int ri = rb + j * nw < BM ? rb + j * nw : BM - 1;
+            const int ri = rb + j * nw < $r1 ? rb + j * nw : $r1 - 1;
             const long r = m0 + ri < GEMM_M ? m0 + ri : GEMM_M - 1;
             xr[j] = $ptr + ($addr);
             s1[j] = 0.0f; s2[j] = 0.0f;
@@ -1129,7 +1151,7 @@ $loop
               s2[j] += __shfl_xor_sync(0xffffffffu, s2[j], o);
             }
             const int ri = rb + j * nw;
-            if (lane == 0 && ri < BM) {
+            if (lane == 0 && ri < $r1) {
               const float d = s1[j] / (float)GEMM_K;
               gemm_mean[ri] = sh[j] + d;
               gemm_rstd[ri] = rsqrtf(fmaxf(s2[j] / (float)GEMM_K - d * d, 0.0f) + $eps);
@@ -1138,6 +1160,8 @@ $loop
         }
       }
 ]], { tid = tid, nt = nt, xt = kg.ctype(spec, x.mp.arg.dtype), ptr = x.mp.arg.cname,
+  rb0 = part and "GEMM_LNR0 + ((" .. tid .. ") >> 5)" or "(" .. tid .. ") >> 5",
+  r1 = part and "GEMM_LNR1" or "BM",
       addr = addr(x.mp, "z", "r", "0"), x0 = kg.load(spec, x.mp.arg.dtype, "xr[j]", "0"),
       loop = loop, eps = kg.float(P.ln.eps) })
 end
@@ -1308,6 +1332,16 @@ local tile_code = [[
   const long gs = GEMM_TILES_M - first < 8L ? GEMM_TILES_M - first : 8L;
   const long m0 = (first + tile % (8L * GEMM_TILES_N) % gs) * BM;
   const long n0 = (tile % (8L * GEMM_TILES_N) / gs) * GEMM_BNL;
+]]
+
+-- sched=ws with LayerNorm: tile_code over clusters of LNC adjacent column
+-- tiles of one row tile (LNC = 1: the same tiles)
+local tile_lnc = [[
+  const long tile = KG_BID(0) / LNC;
+  const long grp = tile / (8L * GEMM_TILES_NL), first = grp * 8L;
+  const long gs = GEMM_TILES_M - first < 8L ? GEMM_TILES_M - first : 8L;
+  const long m0 = (first + tile % (8L * GEMM_TILES_NL) % gs) * BM;
+  const long n0 = (tile % (8L * GEMM_TILES_NL) / gs * LNC + KG_BID(0) % LNC) * GEMM_BNL;
 ]]
 
 -- shared arrays of the LayerNorm variants (static)
@@ -2050,20 +2084,41 @@ end
 -- 16-byte column ch (its gamma and beta loaded once per tile) of rows ri0,
 -- ri0 + 16, ...: y = (x * rstd - mean * rstd) * gamma + beta.  Columns past
 -- K get gamma = beta = 0 (x there is cp.async's zero fill), so y = 0.
+-- sched=ws, LayerNorm: can gamma and beta travel with each A tile, 64 of
+-- each by cp.async into the stage's slice of gemm_gb (16-byte chunks,
+-- zero-filled past K)?  A global load per tile in the producer's pass
+-- waited its full latency every K step.
+local function ws_ln_gb(P)
+  local g, b = P.ln.gamma, P.ln.beta
+  return aligned(g, 8) and aligned(b, 8) and g.arg.dtype == P.dt and b.arg.dtype == P.dt
+end
+
+-- the producer's cp.async of tile k0's gamma and beta (ws_ln_gb)
+local function ws_ln_gb_load(spec, P)
+  local g, b = P.ln.gamma, P.ln.beta
+  return fill([[
+        if (tid < 16) {
+          const long kc = k0 + (tid & 7) * 8;
+          const int in = kc < GEMM_K;
+          kg_gemm_cp16(gemm_gb + ws * 128 + tid * 8,
+                       !in ? $gp : tid < 8 ? $gp + ($ga) : $bp + ($ba), in);
+        }
+]], { gp = g.arg.cname, ga = addr(g, "z", "0", "kc"), bp = b.arg.cname, ba = addr(b, "z", "0", "kc") })
+end
+
 local function ws_ln_xform(spec, P)
   local ct = kg.ctype(spec, P.dt)
   local g, b = P.ln.gamma, P.ln.beta
   local gb
-  if aligned(g, 8) and aligned(b, 8) and g.arg.dtype == P.dt and b.arg.dtype == P.dt then
+  if ws_ln_gb(P) then
     gb = fill([[
-          if (k < GEMM_K) {
-            const uint4 gq = *(const uint4 *)($gp + ($ga)), bq = *(const uint4 *)($bp + ($ba));
+          {
+            const uint4 gq = *(const uint4 *)(gemm_gb + xs * 128 + ch * 8),
+                        bq = *(const uint4 *)(gemm_gb + xs * 128 + 64 + ch * 8);
             const $ct *gh = (const $ct *)&gq, *bh = (const $ct *)&bq;
             #pragma unroll
             for (int u = 0; u < 8; u++) { gv[u] = $gu; bv[u] = $bu; }
-          }]], { gp = g.arg.cname, ga = addr(g, "z", "0", "k"), bp = b.arg.cname,
-                 ba = addr(b, "z", "0", "k"), ct = ct,
-                 gu = kg.load(spec, P.dt, "gh", "u"), bu = kg.load(spec, P.dt, "bh", "u") })
+          }]], { ct = ct, gu = kg.load(spec, P.dt, "gh", "u"), bu = kg.load(spec, P.dt, "bh", "u") })
   else
     gb = fill([[
           #pragma unroll
@@ -2448,7 +2503,10 @@ local function emit_wgmma(spec, P, design)
   elseif mode then
     ast = "BM * BK"
     early, xf = adesc_code(spec, P, design, mode)
-    if design.sched == "ws" and P.A.kind == "ln" then xf = ws_ln_xform(spec, P) end
+    if design.sched == "ws" and P.A.kind == "ln" then
+      xf = ws_ln_xform(spec, P)
+      if ws_ln_gb(P) then early = early .. ws_ln_gb_load(spec, P) end
+    end
     late = ""
   elseif atr then
     adecl, afetch, aput = loader_trans(spec, P, "as_w")
@@ -2527,8 +2585,22 @@ local function emit_wgmma(spec, P, design)
     ((1024u - ((unsigned)__cvta_generic_to_shared(kg_gemm_smem) & 1023u)) & 1023u));
   $ct *gemm_as = gemm_bs + STAGES * BN * BK;
 ]], { ct = ct })
+  -- (ws: LNC > 1 blocks of a cluster take a row tile's adjacent column
+  -- tiles; each computes the statistics of BM / LNC rows and copies the
+  -- others' from its peers' shared memory)
   local lnstats = design.ln == "prepass" and
-    ln_stats_warp(spec, P, design, "(int)threadIdx.x", "GEMM_NT + 128") ..
+    ln_stats_warp(spec, P, design, "(int)threadIdx.x", "GEMM_NT + 128", ws) ..
+    (ws and [[
+#if LNC > 1
+      kg_ln_cluster_sync();
+      for (int i = (int)threadIdx.x; i < BM; i += GEMM_NT + 128)
+        if (i / GEMM_LNR != (int)GEMM_LNRANK) {
+          gemm_mean[i] = kg_ln_ld_peer(kg_ln_peer(&gemm_mean[i], (unsigned)(i / GEMM_LNR)));
+          gemm_rstd[i] = kg_ln_ld_peer(kg_ln_peer(&gemm_rstd[i], (unsigned)(i / GEMM_LNR)));
+        }
+      kg_ln_cluster_sync();
+#endif
+]] or "") ..
     "      kg_bar_sync(4, GEMM_NT + 128);\n" or ""
   local function kernel_ws()
     local body
@@ -2557,7 +2629,7 @@ local function emit_wgmma(spec, P, design)
         drain = "      kg_gemm_commit();\n      kg_gemm_wait<0>();" })
     end
     return kg.line() .. "\n" .. fill([[
-KG_KERNEL void __launch_bounds__(GEMM_NT + 128, MINB) $name(
+KG_KERNEL void __launch_bounds__(GEMM_NT + 128, MINB) GEMM_LNCL $name(
     $params)
 {
 $smem$fsdecl  float *gemm_ct = (float *)gemm_bs;
@@ -2588,12 +2660,14 @@ $lnstats$consumer$pins$epi
     }
   }
 }
-]], { name = spec.kernel, params = kg.params(spec), ct = ct, ast = ast, tile = tile_code,
+]], { name = spec.kernel, params = kg.params(spec), ct = ct, ast = ast,
+      tile = design.ln == "prepass" and tile_lnc or tile_code,
       dec = "#if GEMM_NC > 1\n    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\\n\" :: \"n\"(GEMM_PREG));\n#endif\n",
       inc = "#if GEMM_NC > 1\n    asm volatile(\"setmaxnreg.inc.sync.aligned.u32 %0;\\n\" :: \"n\"(GEMM_CREG));\n#endif\n",
       producer = body, acczero = acc_zero, pins = pins, epi = epi, smem = smem_head,
       lnstats = lnstats,
-      lnsh = design.ln == "prepass" and "  __shared__ float gemm_mean[BM], gemm_rstd[BM];\n" or "",
+      lnsh = design.ln == "prepass" and "  __shared__ float gemm_mean[BM], gemm_rstd[BM];\n" ..
+        (ws_ln_gb(P) and "  __shared__ __align__(16) " .. ct .. " gemm_gb[STAGES * 128];  /* ws_ln_gb */\n" or "") or "",
       fsdecl = P.A.kind == "gated" and "  " .. ct .. " *gemm_fs = gemm_as + STAGES * " .. ast ..
         ";  /* gated's filter half */\n" or "",
       consumer = fill(wgmma_ws_consumer, { ct = ct, ast = ast, mmas = mmas }) })
@@ -2632,6 +2706,19 @@ $lnstats$consumer$pins$epi
 #define GEMM_RALL (65536 / (128 * (GEMM_NC + 1)) / 8 * 8)
 #define GEMM_CREG0 ((GEMM_RALL + (GEMM_RALL - GEMM_PREG) / GEMM_NC) / 8 * 8)
 #define GEMM_CREG (GEMM_CREG0 > 256 ? 256 : GEMM_CREG0)
+/* LayerNorm: the clusters of LNC blocks sharing a row tile's statistics
+   (tile_lnc); this block computes rows [GEMM_LNR0, GEMM_LNR1) */
+#define GEMM_TILES_NL (GEMM_TILES_N / LNC)
+#define GEMM_LNR (BM / LNC)
+#define GEMM_LNRANK (KG_BID(0) % LNC)
+#define GEMM_LNR0 ((int)GEMM_LNRANK * GEMM_LNR)
+#define GEMM_LNR1 (GEMM_LNR0 + GEMM_LNR)
+#if LNC > 1
+#define GEMM_LNCL __cluster_dims__(LNC, 1, 1)
+]] .. kg.cluster_helpers("kg_ln") .. [[
+#else
+#define GEMM_LNCL
+#endif
 ]] or [[
 #define GEMM_LT GEMM_NT
 #define GEMM_CSYNC() __syncthreads()

@@ -184,6 +184,21 @@ if [ "$mode" = sm_90 ]; then
              'kg_mb_arrive(&gemm_full\[xs\]);'; do
         grep -q "$p" "$cu" 2>/dev/null || bad="$bad ln:$p"
     done
+    # a cluster of LNC blocks shares a row tile's statistics; gamma and
+    # beta come with each A tile by cp.async
+    "$kgen" gen "$ln" --backend cuda --arch sm_90 -o "$wd/lc" --where sched=ws --where LNC=2 \
+        >/dev/null 2>&1 || bad="$bad gen-lnc"
+    cu="$wd/lc/k0_ln_gemm_gelu.prepass.wgmma.smem.ws.cu"
+    for p in '__cluster_dims__(LNC, 1, 1)' 'kg_ln_cluster_sync();' 'kg_ln_ld_peer(kg_ln_peer(&gemm_mean' \
+             'kg_gemm_cp16(gemm_gb + ws * 128' '(gemm_gb + xs * 128 + ch * 8)'; do
+        grep -qF "$p" "$cu" 2>/dev/null || bad="$bad lnc:$p"
+    done
+    n=$("$kgen" space gemm "$ln" --arch sm_90 --where sched=sync --where LNC=2 2>&1 | tail -n 1)
+    case $n in *": 0 of "*) ;; *) bad="$bad lnc-sync" ;; esac
+    # shellcheck disable=SC2086
+    out=$("$kgen" check "$ln" --dim M=300 --dim K=520 --dim N=1024 $args --configs 2 \
+        --where sched=ws --where LNC=4 2>&1)
+    [ "$(echo "$out" | grep -c 'ok .*LNC=4')" -eq 2 ] || { bad="$bad check-lnc"; echo "$out"; }
     "$kgen" gen "$ln" --backend cuda --arch sm_90 -o "$wd/lm" --where path=mma --where ln=prepass \
         >/dev/null 2>&1 || bad="$bad gen-ln-mma"
     grep -q '__shfl_xor_sync' "$wd/lm/k0_ln_gemm_gelu.prepass.mma.regs.sync.cu" 2>/dev/null ||
