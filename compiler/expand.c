@@ -805,9 +805,8 @@ void template_cfg_str(const Template *t, const int *cfg, Str *out)
                    t->knobs[i].str[cfg[i]]);
 }
 
-/* Call method `fn` of the template with (spec, cfg). */
-static int method(Template *t, const char *fn, const int *cfg, bool design_only,
-                  int nres, Str *err)
+/* Push method `fn` of the template and the bound spec, its first argument. */
+static void push_method(Template *t, const char *fn)
 {
     lua_State *L = t->L;
     if (t->spec == LUA_NOREF)
@@ -816,6 +815,13 @@ static int method(Template *t, const char *fn, const int *cfg, bool design_only,
     lua_getfield(L, -1, fn);
     lua_remove(L, -2);
     lua_rawgeti(L, LUA_REGISTRYINDEX, t->spec);
+}
+
+/* Call method `fn` of the template with (spec, cfg). */
+static int method(Template *t, const char *fn, const int *cfg, bool design_only,
+                  int nres, Str *err)
+{
+    push_method(t, fn);
     push_cfg(t, cfg, design_only);
     return call(t, 2, nres, err);
 }
@@ -849,16 +855,10 @@ static int watch_pairs(lua_State *L)
     return 3;
 }
 
-int template_check(Template *t, const int *cfg, bool *ok, Str *reason,
-                   uint64_t *read)
+/* Push the proxy of cfg (watch_index) and clear the template's mask. */
+static void push_watched_cfg(Template *t, const int *cfg)
 {
     lua_State *L = t->L;
-    if (t->spec == LUA_NOREF)
-        die("template %s called without a bound spec", t->name);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, t->ref);
-    lua_getfield(L, -1, "constraints");
-    lua_remove(L, -2);
-    lua_rawgeti(L, LUA_REGISTRYINDEX, t->spec);
     lua_newtable(L);                           /* the proxy */
     lua_createtable(L, 0, 2);                  /* its metatable */
     push_cfg(t, cfg, false);
@@ -871,6 +871,14 @@ int template_check(Template *t, const int *cfg, bool *ok, Str *reason,
     lua_setfield(L, -2, "__pairs");
     lua_setmetatable(L, -2);
     t->read = t->nknobs > 64 ? ~(uint64_t)0 : 0;
+}
+
+int template_check(Template *t, const int *cfg, bool *ok, Str *reason,
+                   uint64_t *read)
+{
+    lua_State *L = t->L;
+    push_method(t, "constraints");
+    push_watched_cfg(t, cfg);
     if (call(t, 2, 2, reason))
         return -1;
     *ok = lua_toboolean(L, -2);
