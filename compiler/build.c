@@ -38,6 +38,7 @@
 #include "cache.h"
 #include "compile.h"
 #include "kgen.h"
+#include "unfuse.h"
 #include "verify.h"
 
 #define MAX_VARIANTS 64
@@ -1053,6 +1054,65 @@ static bool cuda_arch_ok(const char *arch)
     return nd >= 2 && (!*arch || ((*arch == 'a' || *arch == 'f') && !arch[1]));
 }
 
+/* Matches of optional patterns: fused, or unfused where the tuner found the
+ * unfused kernels faster (unfuse.c), for every shape variant alike.  An
+ * explicit --unfuse has already decided. */
+static int choose_unfused(Build *B)
+{
+    const Options *o = B->o;
+    bool optional = false;
+    for (int i = 0; i < B->v[0].p->nk; i++)
+        optional |= kernel_optional(B->v[0].p->k[i]);
+    if (!optional || !B->db || o->unfuse)
+        return 0;
+    Plan **fused = arena_alloc(B->a, (size_t)B->nv * sizeof *fused);
+    Plan **split = arena_alloc(B->a, (size_t)B->nv * sizeof *split);
+    for (int vi = 0; vi < B->nv; vi++) {
+        Options ov = *o;
+        Diag d;
+        ov.ov = B->v[vi].ov;
+        ov.nov = B->v[vi].nov;
+        ov.unfuse = "all";
+        diag_init(&d, stderr);
+        fused[vi] = B->v[vi].p;
+        split[vi] = pipeline_plan(&ov, &d, B->a);
+        diag_free(&d);
+        if (!split[vi])
+            return -1;
+    }
+    bool *decline = arena_alloc(B->a, (size_t)fused[0]->g->nnodes + 1);
+    UnfuseChoice *uc;
+    int nuc = unfuse_choose(B->db, B->tc, o, fused, split, B->nv, B->arch,
+                            decline, &uc, B->a);
+    if (!o->quiet && nuc) {
+        printf("optional fusions, by the tuned times:\n");
+        unfuse_print(uc, nuc);
+    }
+    bool any = false;
+    for (int i = 0; i < nuc; i++)
+        any |= uc[i].unfuse;
+    if (!any)
+        return 0;
+    for (int vi = 0; vi < B->nv; vi++) {
+        Options ov = *o;
+        Diag d;
+        ov.ov = B->v[vi].ov;
+        ov.nov = B->v[vi].nov;
+        ov.decline = decline;
+        diag_init(&d, stderr);
+        B->v[vi].p = pipeline_plan(&ov, &d, B->a);
+        diag_free(&d);
+        if (!B->v[vi].p)
+            return -1;
+        if (vi && !same_structure(B->v[0].p, B->v[vi].p)) {
+            fprintf(stderr, "kgen: error: variant %d plans different kernels "
+                    "than variant 0; build those shapes separately\n", vi);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int cmd_build(const Options *o)
 {
     Arena *a = arena_new();
@@ -1135,6 +1195,8 @@ int cmd_build(const Options *o)
         goto out;
     }
     B.tc = template_cache_new(a);
+    if (choose_unfused(&B))
+        goto out;
     for (int vi = 0; vi < B.nv; vi++) {
         Plan *p = B.v[vi].p;
         B.v[vi].bk = arena_alloc(a, (size_t)(p->nk + 1) * sizeof *B.v[vi].bk);

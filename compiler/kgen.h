@@ -192,6 +192,7 @@ typedef enum {
     S_MODEL,                   /* model NAME */
     S_PATTERN,                 /* pattern NAME            (pattern files) */
     S_TEMPLATE,                /* template NAME           (pattern files) */
+    S_OPTIONAL,                /* optional                (pattern files) */
     S_DIM,                     /* dim A = e, B = e, C      (defaults optional) */
     S_DTYPE,                   /* dtype DT = f16  |  dtype DT (pattern var) */
     S_INPUT,                   /* input NAME : TYPE */
@@ -388,6 +389,7 @@ typedef struct Graph {
     const char *name;          /* model or pattern name */
     bool is_pattern;
     const char *template_name; /* pattern: `template` */
+    bool optional;             /* pattern: `optional` (the tuner may unfuse it) */
     Loc name_loc;
     DimVar *dims; int ndims, cap_dims;
     DTypeVar *dtypes; int ndtypes, cap_dtypes;
@@ -447,11 +449,16 @@ typedef struct Match {
     int *opvar;                /* per pattern op variable: the OpId */
     DType *dtvar;              /* per pattern dtype variable */
     bool *dtvar_bound;
+    int root;                  /* id of the model node of the first output */
 } Match;
 
 /* Find non-overlapping matches of every pattern in g, largest first.
- * Matched nodes get their `kernel` field set to -2 - match index. */
-Match **match_all(Graph *g, const PatternSet *ps, Arena *a, int *nmatch);
+ * Matched nodes get their `kernel` field set to -2 - match index.  An
+ * optional pattern's match rooted at node id r is skipped where decline
+ * (indexed by node id; NULL declines nothing) holds for r, and the smaller
+ * patterns may then take its nodes. */
+Match **match_all(Graph *g, const PatternSet *ps, const bool *decline,
+                  Arena *a, int *nmatch);
 /* The model value bound to the pattern input / output / param named name. */
 Value *match_value(const Match *m, const char *name);
 
@@ -486,6 +493,8 @@ typedef struct Kernel {
 
 typedef struct Plan {
     Graph *g;
+    bool *unfused;             /* by node id: a node of a match the plan left
+                                  unfused (--unfuse); NULL when none */
     Match **matches; int nmatches;
     Kernel **k; int nk, cap_k; /* execution order */
     /* Memory layout of every value (by Value.id): kernel outputs are
@@ -496,7 +505,18 @@ typedef struct Plan {
     Value **base;              /* the value whose memory a view reads */
 } Plan;
 
-Plan *plan_build(Graph *g, const PatternSet *ps, Arena *a);
+/* decline: see match_all (NULL: fuse every match). */
+Plan *plan_build(Graph *g, const PatternSet *ps, const bool *decline, Arena *a);
+/* p planned again with some matches of optional patterns left unfused:
+ * those rooted where decline holds (by node id), or else those unfuse names
+ * ("all", or kernel names of p, the plan that fuses everything); the nodes
+ * they covered are marked in the result's `unfused`.  p (every match fused)
+ * must not be used afterwards.  p itself when no optional match is chosen;
+ * NULL after an error, on stderr. */
+Plan *plan_unfused(Plan *p, const PatternSet *ps, const bool *decline,
+                   const char *unfuse, Arena *a);
+/* Is k a fused kernel of an optional pattern? */
+bool kernel_optional(const Kernel *k);
 const char *kernel_kind_name(KernelKind k);
 void plan_print(FILE *fp, const Plan *p, Arena *a);   /* the table */
 void plan_json(FILE *fp, const Plan *p, Arena *a);
@@ -640,6 +660,13 @@ typedef struct Options {
     bool no_lib;               /* build --no-lib: sources only */
     const char *save;          /* run --save FILE: reference data */
     int layers;                /* run --layers N: a stack of the model */
+    /* --unfuse all|none|KERNEL[,KERNEL...]: plan those matches of optional
+     * patterns unfused (kernel names of the plan that fuses everything) */
+    const char *unfuse;
+    bool unfused_only;         /* tune --unfused-only: only the kernels that
+                                  replace an unfused match */
+    const bool *decline;       /* by node id: set by build's choice; wins
+                                  over unfuse */
 } Options;
 
 /* Load, parse, check, match and plan a model; NULL after reporting errors. */

@@ -519,7 +519,8 @@ static Match *new_match(const Pattern *pat, Arena *a)
     return m;
 }
 
-Match **match_all(Graph *g, const PatternSet *ps, Arena *a, int *nmatch)
+Match **match_all(Graph *g, const PatternSet *ps, const bool *decline,
+                  Arena *a, int *nmatch)
 {
     Match **out = NULL;
     int n = 0, cap = 0;
@@ -543,7 +544,8 @@ Match **match_all(Graph *g, const PatternSet *ps, Arena *a, int *nmatch)
         for (int i = g->nnodes - 1; i >= 0; i--) {
             Node *mn = g->nodes[i];
             if (mn->kernel != -1 || mn->nout <= root->def_res ||
-                (root->def->opvar < 0 && mn->op != root->def->op))
+                (root->def->opvar < 0 && mn->op != root->def->op) ||
+                (pg->optional && decline && decline[mn->id]))
                 continue;
             M.m = m;
             M.ntrail = M.ndefer = M.sp = 0;
@@ -553,6 +555,7 @@ Match **match_all(Graph *g, const PatternSet *ps, Arena *a, int *nmatch)
                 undo(&M, 0);
                 continue;
             }
+            m->root = mn->id;
             for (int j = 0; j < pg->nnodes; j++) {
                 m->node[j]->kernel = -2 - n;
                 owner[m->node[j]->id] = 0;

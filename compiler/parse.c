@@ -8,7 +8,7 @@
  * the C stack.
  *
  *   file   = { stmt NEWLINE }
- *   stmt   = "model" NAME | "pattern" NAME | "template" NAME
+ *   stmt   = "model" NAME | "pattern" NAME | "template" NAME | "optional"
  *          | "dim" dimdecl { "," dimdecl }          dimdecl = NAME [ "=" expr ]
  *          | "dtype" NAME [ "=" NAME ]
  *          | ( "input" | "weight" ) NAME ":" type
@@ -36,7 +36,7 @@ typedef struct Parser {
 
 static const char *keywords[] = {
     "model", "pattern", "template", "dim", "dtype", "input", "weight",
-    "param", "op", "output",
+    "param", "op", "output", "optional",
 };
 
 /* Names that may never be declared: statement keywords, literals, dtype
@@ -478,6 +478,10 @@ static Stmt *stmt(Parser *P)
     if (!strcmp(k, "model") || !strcmp(k, "pattern") || !strcmp(k, "template")) {
         s->kind = k[0] == 'm' ? S_MODEL : k[0] == 'p' ? S_PATTERN : S_TEMPLATE;
         return name_list(P, s) ? s : NULL;
+    }
+    if (!strcmp(k, "optional")) {
+        s->kind = S_OPTIONAL;  /* takes nothing: the line must end here */
+        return s;
     }
     if (!strcmp(k, "dim")) {
         s->kind = S_DIM;

@@ -139,7 +139,12 @@ Plan *pipeline_plan(const Options *o, Diag *d, Arena *a)
     if (!ps)
         return NULL;
     step(o, &t, "loaded %d patterns from %s", ps->n, patterns_dir(o));
-    Plan *p = plan_build(g, ps, a);
+    Plan *p = plan_build(g, ps, NULL, a);
+    if (o->decline || (o->unfuse && strcmp(o->unfuse, "none"))) {
+        p = plan_unfused(p, ps, o->decline, o->unfuse, a);
+        if (!p)
+            return NULL;
+    }
     step(o, &t, "matched %d pattern instance%s and planned %d kernels",
          p->nmatches, p->nmatches == 1 ? "" : "s", p->nk);
     if (want_dump(o, "match")) {
@@ -411,7 +416,8 @@ int kgen_main(int argc, char **argv)
             "--patterns", "--max-input", "-d", "--templates", "--arch",
             "--backend", "-o", "--kernel", "--configs", "--db", "--strategy",
             "--budget", "--time", "--device", "--jobs", "--timeout",
-            "--threshold", "--role", "--save", "--layers", "--where", "--rank"};
+            "--threshold", "--role", "--save", "--layers", "--where", "--rank",
+            "--unfuse"};
         for (size_t k = 0; k < sizeof with_value / sizeof *with_value; k++) {
             size_t n = strlen(with_value[k]);
             if (!strncmp(s, with_value[k], n) && (s[n] == 0 || s[n] == '=')) {
@@ -509,6 +515,10 @@ int kgen_main(int argc, char **argv)
                 goto out;
             }
             o.layers = (int)v;
+        } else if (!strcmp(s, "--unfuse")) {
+            o.unfuse = val;
+        } else if (!strcmp(s, "--unfused-only")) {
+            o.unfused_only = true;
         } else if (!strcmp(s, "--no-lib")) {
             o.no_lib = true;
         } else if (!strcmp(s, "--budget") || !strcmp(s, "--device") ||

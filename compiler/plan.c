@@ -468,7 +468,7 @@ static void order_kernels(Planner *P)
     }
 }
 
-Plan *plan_build(Graph *g, const PatternSet *ps, Arena *a)
+Plan *plan_build(Graph *g, const PatternSet *ps, const bool *decline, Arena *a)
 {
     Plan *p = arena_alloc(a, sizeof *p);
     p->g = g;
@@ -487,7 +487,7 @@ Plan *plan_build(Graph *g, const PatternSet *ps, Arena *a)
     for (int i = 0; i < g->nnodes; i++)
         g->nodes[i]->kernel = -1;
 
-    p->matches = ps ? match_all(g, ps, a, &p->nmatches) : NULL;
+    p->matches = ps ? match_all(g, ps, decline, a, &p->nmatches) : NULL;
     for (int i = 0; i < p->nmatches; i++) {
         Match *m = p->matches[i];
         Kernel *k = new_kernel(&P, K_FUSED, m->pat->g->name,
@@ -556,6 +556,66 @@ Plan *plan_build(Graph *g, const PatternSet *ps, Arena *a)
         if (g->nodes[i]->kernel < 0)
             die("plan: node %d is in no kernel", i);
     return p;
+}
+
+bool kernel_optional(const Kernel *k)
+{
+    return k->kind == K_FUSED && k->match && k->match->pat->g->optional;
+}
+
+static void decline_match(const Match *m, bool *root, bool *nodes)
+{
+    root[m->root] = true;
+    for (int j = 0; j < m->pat->g->nnodes; j++)
+        nodes[m->node[j]->id] = true;
+}
+
+Plan *plan_unfused(Plan *p, const PatternSet *ps, const bool *decline,
+                   const char *unfuse, Arena *a)
+{
+    Graph *g = p->g;
+    bool *root = arena_alloc(a, (size_t)g->nnodes + 1);
+    bool *nodes = arena_alloc(a, (size_t)g->nnodes + 1);
+    int n = 0;
+    if (decline || !strcmp(unfuse, "all")) {
+        for (int i = 0; i < p->nk; i++)
+            if (kernel_optional(p->k[i]) &&
+                (!decline || decline[p->k[i]->match->root])) {
+                decline_match(p->k[i]->match, root, nodes);
+                n++;
+            }
+    } else {
+        const char *s = unfuse;
+        while (*s) {
+            size_t len = strcspn(s, ",");
+            const Kernel *k = NULL;
+            for (int i = 0; i < p->nk && !k; i++)
+                if (strlen(p->k[i]->name) == len &&
+                    !strncmp(p->k[i]->name, s, len))
+                    k = p->k[i];
+            if (!k) {
+                fprintf(stderr, "kgen: error: --unfuse %.*s: the plan that "
+                        "fuses every match has no kernel of that name (kgen "
+                        "plan lists them)\n", (int)len, s);
+                return NULL;
+            }
+            if (!kernel_optional(k)) {
+                fprintf(stderr, "kgen: error: --unfuse %s: only a kernel of "
+                        "an optional pattern can be unfused\n", k->name);
+                return NULL;
+            }
+            decline_match(k->match, root, nodes);
+            n++;
+            s += len;
+            if (*s)
+                s++;
+        }
+    }
+    if (!n)
+        return p;
+    Plan *q = plan_build(g, ps, root, a);
+    q->unfused = nodes;
+    return q;
 }
 
 const char *kernel_kind_name(KernelKind k)
@@ -646,8 +706,9 @@ void plan_print(FILE *fp, const Plan *p, Arena *a)
                 human(a, k->flops, ""), human(a, k->bytes, "B"),
                 k->bytes > 0 ? k->flops / k->bytes : 0.0, lines_str(a, k));
         if (k->kind == K_FUSED)
-            fprintf(fp, "      pattern %s (%s)\n", k->match->pat->g->name,
-                    k->match->pat->path);
+            fprintf(fp, "      pattern %s (%s)%s\n", k->match->pat->g->name,
+                    k->match->pat->path, kernel_optional(k)
+                    ? ", optional: kgen tune also times it unfused" : "");
         fprintf(fp, "      in:  ");
         for (int j = 0; j < k->nin; j++)
             fprintf(fp, "%s%s", j ? ", " : "", tensor_str(a, p, k->in[j]));

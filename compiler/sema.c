@@ -1801,6 +1801,14 @@ Graph *sema(const Ast *ast, Override *ov, int nov, Diag *d, Arena *a)
             else
                 g->template_name = st->names[0];
             break;
+        case S_OPTIONAL:
+            if (!g->is_pattern)
+                fail(&S, st->loc, "'optional' is allowed only in pattern files");
+            else if (g->optional)
+                fail(&S, st->loc, "the pattern is already optional");
+            else
+                g->optional = true;
+            break;
         case S_DIM: stmt_dim(&S, st); break;
         case S_DTYPE: stmt_dtype(&S, st); break;
         case S_INPUT: case S_WEIGHT: stmt_input(&S, st); break;

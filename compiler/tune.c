@@ -40,6 +40,7 @@
 #include "cache.h"
 #include "compile.h"
 #include "tune.h"
+#include "unfuse.h"
 
 /* ---- the space ---------------------------------------------------------- */
 
@@ -1113,8 +1114,60 @@ static int tune_kernel(Tuner *T, TemplateCache *tc, Summary *sum)
 
 /* ---- the command -------------------------------------------------------- */
 
+/* Does kernel k replace a match that p left unfused? */
+static bool replaces_unfused(const Plan *p, const Kernel *k)
+{
+    for (int i = 0; p->unfused && i < k->nnodes; i++)
+        if (p->unfused[k->nodes[i]->id])
+            return true;
+    return false;
+}
+
+/* Tune the plan that leaves every optional match unfused: this command
+ * again, in a child process, with --unfuse all --unfused-only.  Its exit
+ * code, or -1 when it could not run. */
+static int tune_unfused(const Options *o)
+{
+    extern char **kgen_argv;
+    extern int kgen_argc;
+    char **argv = calloc((size_t)kgen_argc + 4, sizeof *argv);
+    if (!argv)
+        return -1;
+    int n = 0;
+    for (int i = 0; i < kgen_argc; i++)
+        argv[n++] = kgen_argv[i];
+    argv[n++] = "--unfuse";
+    argv[n++] = "all";
+    argv[n++] = "--unfused-only";
+    argv[n] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        free(argv);
+        return -1;
+    }
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (o->json) {
+            /* one JSON document on stdout: the parent's */
+            int null = open("/dev/null", O_WRONLY);
+            if (null >= 0)
+                dup2(null, 1);
+        }
+        execv("/proc/self/exe", argv);
+        _exit(127);
+    }
+    free(argv);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            return -1;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
 static void print_summary(const Options *o, const Plan *p, const Summary *s,
-                          int n, double secs, const char *dbpath)
+                          int n, double secs, const char *dbpath,
+                          const UnfuseChoice *uc, int nuc)
 {
     if (o->json) {
         printf("{\"model\": \"%s\", \"seconds\": %.3f, \"db\": \"%s\", "
@@ -1133,6 +1186,14 @@ static void print_summary(const Options *o, const Plan *p, const Summary *s,
                    c->reused, c->ok, c->wrong, c->compile, c->resource,
                    c->launch, c->timeout, c->crash, c->oom);
         }
+        printf("\n], \"optional\": [");
+        for (int i = 0; i < nuc; i++)
+            printf("%s\n  {\"kernel\": \"%s\", \"unfused\": \"%s\", "
+                   "\"fused_ms\": %.6g, \"unfused_ms\": %.6g, \"choice\": "
+                   "\"%s\"}", i ? "," : "", uc[i].kernel, uc[i].parts,
+                   isnan(uc[i].fused_ms) ? -1 : uc[i].fused_ms,
+                   isnan(uc[i].split_ms) ? -1 : uc[i].split_ms,
+                   uc[i].unfuse ? "unfused" : "fused");
         printf("\n]}\n");
         return;
     }
@@ -1153,6 +1214,10 @@ static void print_summary(const Options *o, const Plan *p, const Summary *s,
     }
     printf("%s: %d kernels in %.1f s%s%s\n", p->g->name, n, secs,
            dbpath ? "; cache " : "", dbpath ? dbpath : "");
+    if (nuc) {
+        printf("optional fusions (kgen build takes the faster):\n");
+        unfuse_print(uc, nuc);
+    }
 }
 
 int cmd_tune(const Options *o)
@@ -1294,14 +1359,16 @@ int cmd_tune(const Options *o)
     int nkern = 0;
     for (int i = 0; i < T.p->nk; i++)
         nkern += T.p->k[i]->kind != K_VIEW &&
-                 (!o->kernel || !strcmp(o->kernel, T.p->k[i]->name));
+                 (!o->kernel || !strcmp(o->kernel, T.p->k[i]->name)) &&
+                 (!o->unfused_only || replaces_unfused(T.p, T.p->k[i]));
     sum = arena_alloc(a, (size_t)(nkern + 1) * sizeof *sum);
     memset(sum, 0, (size_t)(nkern + 1) * sizeof *sum);
     double deadline = o->time_s > 0 ? t0 + o->time_s : 0;
     int failed = 0;
     for (int i = 0; i < T.p->nk && !interrupted; i++) {
         Kernel *k = T.p->k[i];
-        if (k->kind == K_VIEW || (o->kernel && strcmp(o->kernel, k->name)))
+        if (k->kind == K_VIEW || (o->kernel && strcmp(o->kernel, k->name)) ||
+            (o->unfused_only && !replaces_unfused(T.p, k)))
             continue;
         T.ki = i;
         T.k = k;
@@ -1338,7 +1405,33 @@ int cmd_tune(const Options *o)
         rc = DB_EXIT;
         goto out;
     }
-    print_summary(o, T.p, sum, nsum, now_s() - t0, T.db ? db_path(T.db) : NULL);
+    /* optional fusions: time the plan without them too, then choose */
+    UnfuseChoice *uc = NULL;
+    int nuc = 0;
+    bool optional = false;
+    for (int i = 0; i < T.p->nk; i++)
+        optional |= kernel_optional(T.p->k[i]);
+    if (optional && T.db && !o->unfuse && !o->kernel) {
+        int crc = tune_unfused(o);
+        if (crc == 130 || interrupted) {
+            fprintf(stderr, "\nkgen: interrupted; the trials measured so far "
+                    "are in the cache\n");
+            rc = 130;
+            goto out;
+        }
+        if (crc != 0 && crc != 1)
+            fprintf(stderr, "kgen: warning: tuning the unfused plan failed "
+                    "(exit %d); every optional match stays fused\n", crc);
+        Options os = *o;
+        os.unfuse = "all";
+        Plan *sp = pipeline_plan(&os, &d, a);
+        if (sp) {
+            bool *decline = arena_alloc(a, (size_t)sp->g->nnodes + 1);
+            nuc = unfuse_choose(T.db, tc, o, &T.p, &sp, 1, arch, decline, &uc, a);
+        }
+    }
+    print_summary(o, T.p, sum, nsum, now_s() - t0, T.db ? db_path(T.db) : NULL,
+                  uc, nuc);
     for (int i = 0; i < nsum; i++)
         if (sum[i].failed) {
             const Count *c = &sum[i].cnt;

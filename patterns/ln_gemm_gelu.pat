@@ -2,9 +2,12 @@
 # tanh): the ConvNeXt decoder block and transformer FFNs.  The template can
 # fold the LayerNorm into the GEMM (row statistics accumulated in the K loop,
 # gamma folded into W, a per-row correction in the epilogue) or run a
-# row-statistics pre-pass.
+# row-statistics pre-pass.  Optional: kgen tune also measures the model
+# with this match left unfused (a LayerNorm kernel, then gemm_gelu), and
+# kgen build keeps whichever is faster.
 pattern ln_gemm_gelu
 template gemm
+optional
 dim B, M, K, N
 dtype DT
 param eps, approximate

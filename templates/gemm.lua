@@ -1,6 +1,6 @@
 -- templates/gemm.lua -- every kernel whose template is "gemm": linear, matmul
 -- and conv1d (implicit GEMM), and the fused patterns ln_gemm_gelu,
--- gated_tanh_residual and gemm_glu.
+-- gemm_gelu, gated_tanh_residual and gemm_glu.
 --
 -- The problem.  Every kernel is C[z, m, n] = sum_k A[z, m, k] * B[z, n, k]
 -- followed by an epilogue, with z a batch (matmul's broadcast batch axes,
@@ -364,6 +364,17 @@ local function analyze_fused(spec, P)
     P.ln = { gamma = map(bd.gamma, {}, {}, { { K, bd.gamma.strides[1] } }),
              beta = map(bd.beta, {}, {}, { { K, bd.beta.strides[1] } }),
              eps = spec.params.eps or 1e-5 }
+    P.approximate = spec.params.approximate or "none"
+    P.bias = map(b, {}, {}, { { N, b.strides[1] } })
+    P.out = map(o, {}, dims_of(o, 1, 2), { { N, o.strides[3] } })
+    P.epi = "gelu"
+  elseif spec.pattern == "gemm_gelu" then
+    local e = need(bd, { "x", "w", "b", "out" }); if e then return e end
+    local x, w, b, o = bd.x, bd.w, bd.b, bd.out
+    local N, K = d.N, d.K
+    P.M, P.N, P.K, P.Z = d.B * d.M, N, K, 1
+    P.A = strided(map(x, {}, dims_of(x, 1, 2), { { K, x.strides[3] } }))
+    P.B = strided(map(w, {}, { { N, w.strides[1] } }, { { K, w.strides[2] } }))
     P.approximate = spec.params.approximate or "none"
     P.bias = map(b, {}, {}, { { N, b.strides[1] } })
     P.out = map(o, {}, dims_of(o, 1, 2), { { N, o.strides[3] } })

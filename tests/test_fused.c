@@ -20,7 +20,7 @@ static int agree(const char *text, Override *ov, int nov, const char *what)
         fail_msg("%s: %s", what, c.d.buf.buf);
     PatternSet *ps = patterns_load(patterns_path(), &c.d, c.a);
     assert_non_null(ps);
-    Plan *p = plan_build(g, ps, c.a);
+    Plan *p = plan_build(g, ps, NULL, c.a);
     int fused = 0;
     for (int i = 0; i < p->nk; i++)
         fused += p->k[i]->kind == K_FUSED;

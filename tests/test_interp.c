@@ -755,7 +755,7 @@ static void test_plan_elementwise(void **state)
         "output out1, out2, g\n", NULL, 0);
     Arena *a = arena_new();
     PatternSet none = {NULL, 0};
-    Plan *p = plan_build(m->g, &none, a);
+    Plan *p = plan_build(m->g, &none, NULL, a);
     assert_non_null(p);
     assert_true(count_kernels(p, K_ELEMWISE, NULL, 3) > 0);
     compare_plan(m, p, 0);     /* the same arithmetic: bit for bit */
@@ -888,7 +888,7 @@ static void check_fused(const char *src, Override *ov, int nov, const char *dir,
     diag_init(&d, stderr);
     PatternSet *ps = patterns_load(dir, &d, a);
     assert_non_null(ps);
-    Plan *p = plan_build(m->g, ps, a);
+    Plan *p = plan_build(m->g, ps, NULL, a);
     assert_non_null(p);
     for (int i = 0; i < nwant; i++)
         if (count_kernels(p, K_FUSED, want[i], 1) < 1) {

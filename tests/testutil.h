@@ -60,7 +60,7 @@ static inline Plan *plan_of(TestCtx *c, const char *text)
     PatternSet *ps = patterns_load(patterns_path(), &c->d, c->a);
     if (!ps)
         return NULL;
-    return plan_build(g, ps, c->a);
+    return plan_build(g, ps, NULL, c->a);
 }
 
 /* A file of the source tree, read whole (caller frees). */

@@ -3,7 +3,7 @@
 # Block 2: relu is not GELU.
 # Block 3: a linear without bias is not the pattern's linear(h, w, b).
 # Block 4: the LayerNorm is over axis 1, not the last axis (M = K makes
-#          that valid).
+#          that valid); its linear and GELU still fuse as gemm_gelu.
 model ln_gemm_gelu_unfused
 dim B = 2, M = 8, K = 8, N = 16
 dtype DT = f32
@@ -36,5 +36,4 @@ output o1, o2, o3, o4
 # k7_linear generic gemm
 # k8_elementwise elementwise elementwise
 # k9_layernorm generic rownorm
-# k10_linear generic gemm
-# k11_elementwise elementwise elementwise
+# k10_gemm_gelu fused gemm

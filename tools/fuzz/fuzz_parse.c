@@ -90,7 +90,7 @@ static void match_and_plan(Graph *g, Arena *a)
 {
     load_fixture();
     if (!g->is_pattern) {
-        plan_build(g, patterns, a);
+        plan_build(g, patterns, NULL, a);
         return;
     }
     Pattern pat = {.g = g, .path = "fuzz.pat", .variant = "fuzz",
@@ -105,7 +105,7 @@ static void match_and_plan(Graph *g, Arena *a)
         if (!g->inputs[i]->nuses)
             return;
     for (int i = 0; i < nexamples; i++)
-        plan_build(examples[i], &one, a);
+        plan_build(examples[i], &one, NULL, a);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
