@@ -1,6 +1,7 @@
 -- templates/gemm.lua -- every kernel whose template is "gemm": linear, matmul
 -- and conv1d (implicit GEMM), and the fused patterns ln_gemm_gelu,
--- gemm_gelu, gated_tanh_residual and gemm_glu.
+-- gemm_gelu, gated_tanh_residual, gemm_glu, linear_residual and
+-- conv1x1_residual (a residual added in the epilogue).
 --
 -- The problem.  Every kernel is C[z, m, n] = sum_k A[z, m, k] * B[z, n, k]
 -- followed by an epilogue, with z a batch (matmul's broadcast batch axes,
@@ -379,6 +380,31 @@ local function analyze_fused(spec, P)
     P.bias = map(b, {}, {}, { { N, b.strides[1] } })
     P.out = map(o, {}, dims_of(o, 1, 2), { { N, o.strides[3] } })
     P.epi = "gelu"
+  elseif spec.pattern == "linear_residual" then
+    local e = need(bd, { "x", "w", "r", "out" }); if e then return e end
+    local x, w, r, o = bd.x, bd.w, bd.r, bd.out
+    local K, N = x.shape[x.rank], w.shape[1]
+    P.M, P.N, P.K, P.Z = x.numel // K, N, K, 1
+    P.A = strided(map(x, {}, dims_of(x, 1, x.rank - 1), { { K, x.strides[x.rank] } }))
+    P.B = strided(map(w, {}, { { N, w.strides[1] } }, { { K, w.strides[2] } }))
+    P.out = map(o, {}, dims_of(o, 1, o.rank - 1), { { N, o.strides[o.rank] } })
+    P.res = map(r, {}, dims_of(r, 1, r.rank - 1), { { N, r.strides[r.rank] } })
+    if bd.b then P.bias = map(bd.b, {}, {}, { { N, bd.b.strides[1] } }) end
+    P.epi = "add"
+  elseif spec.pattern == "conv1x1_residual" then
+    local e = need(bd, { "x", "w", "b", "r", "out" }); if e then return e end
+    local x, w, b = bd.x, bd.w, bd.b
+    local Bn, CI, CO, Tn = d.B, d.CI, d.CO, d.T
+    P.M, P.N, P.K, P.Z = Bn * Tn, CO, CI, 1
+    P.A = strided(map(x, {}, { { Bn, x.strides[1] }, { Tn, x.strides[3] } },
+      { { CI, x.strides[2] } }))
+    P.B = strided(map(w, {}, { { CO, w.strides[1] } }, { { CI, w.strides[2] } }))
+    P.bias = map(b, {}, {}, { { CO, b.strides[1] } })
+    local function cf(a) return map(a, {}, { { Bn, a.strides[1] }, { Tn, a.strides[3] } },
+      { { CO, a.strides[2] } }) end
+    P.res = cf(bd.r)
+    P.out = cf(bd.out)
+    P.epi = "add"
   elseif spec.pattern == "gated_tanh_residual" then
     local e = need(bd, { "x", "y", "w", "b", "out", "skip" }); if e then return e end
     local x, y, w, b = bd.x, bd.y, bd.w, bd.b
@@ -1286,6 +1312,11 @@ local function epilogue(spec, P, io)
   elseif P.epi == "glu" then
     return "const float hv = v" .. bias("n") .. ", hg = g" .. bias("(n + " .. lit(P.N) .. ")") ..
       ";\n            " .. st(P.out, "m", "n", "hv * " .. kg.unary(spec, P.act, "hg"))
+  elseif P.epi == "add" then
+    local x = io and io.ld(P.res) or
+      kg.load(spec, P.res.arg.dtype, P.res.arg.cname, addr(P.res, "z", "m", "n"))
+    return "const float o = v" .. bias("n") .. ";\n            " ..
+      st(P.out, "m", "n", x .. " + o")
   elseif P.epi == "gated" then
     local C = lit(P.C)
     local x = io and io.ld(P.res) or
