@@ -20,6 +20,10 @@
 --                  K inputs are read straight from global memory.
 -- Tuning knobs: BT, BC, ITEMS (tile); BLOCK (direct).  A design ignores the
 -- other's knobs, which the constraints pin to their first value.
+-- On CUDA a channels-last window whose channels are contiguous and whose
+-- rows are 16-byte aligned is staged 16 bytes (8 halves or 4 floats) at a
+-- time where BC is a multiple of that.  rank() orders the configs by the
+-- halo's re-reads and the loads' and stores' use of each 32-byte sector.
 
 local T = {
   name = "dwconv",
@@ -28,7 +32,7 @@ local T = {
   tuning = {
     BT = { 32, 64, 128, 256, 512 },
     BC = { 1, 2, 4, 8, 16, 32 },
-    ITEMS = { 1, 2, 4 },
+    ITEMS = { 1, 2, 4, 8 },
     BLOCK = { 64, 128, 256, 512 },
   },
 }
@@ -71,6 +75,18 @@ local function channels_last(g)
 end
 
 local MAX_STATIC = 48 * 1024     -- CUDA's static shared memory per block
+
+-- channels per 16-byte load when a channels-last window can be staged that
+-- way (CUDA; channels contiguous, every row start 16-byte aligned, C whole
+-- vectors; BC must be too, which the source checks with #if), else nil
+local function vec_width(spec, g)
+  if spec.backend ~= "cuda" or not channels_last(g) or g.x.strides[2] ~= 1 then return nil end
+  local V = g.x.dtype == "f32" and 4 or 8
+  if g.C % V ~= 0 or g.x.offset % V ~= 0 then return nil end
+  if g.B > 1 and g.x.strides[1] % V ~= 0 then return nil end
+  if g.T > 1 and g.x.strides[3] % V ~= 0 then return nil end
+  return V
+end
 
 function T.supports(spec)
   if #spec.nodes ~= 1 or spec.nodes[1].op ~= "conv1d" then
@@ -116,6 +132,29 @@ function T.constraints(spec, cfg)
   if spec.backend == "cuda" and lim > MAX_STATIC then lim = MAX_STATIC end
   if bytes > lim then return false, "the window is over the shared memory" end
   return true
+end
+
+-- a rough cost, lower first (the tuner's first samples): the window's
+-- re-read halo, how much of each 32-byte sector the staging loads and the
+-- stores use, and small blocks
+function T.rank(spec, cfg)
+  local g = geometry(spec)
+  local esz = g.x.dtype == "f32" and 4 or 2
+  local store = 32 / math.min(32, (cfg.path == "tile" and cfg.BT or cfg.BLOCK) * esz)
+  if cfg.path == "direct" then
+    -- every tap from global memory: K loads per output, partly cached
+    return 2 + g.K / 8 + store + (channels_last(g) and 8 or 0)
+  end
+  local win = (cfg.BT - 1) * g.S + (g.K - 1) * g.D + 1
+  local amp = win / (cfg.BT * g.S)
+  local load = 1
+  if channels_last(g) then
+    local run = cfg.BC * esz
+    load = 32 / math.min(32, run)
+    if vec_width(spec, g) and cfg.BC % (16 // esz) == 0 then load = load * 0.5 end
+  end
+  local nt = cfg.BC * cfg.BT // cfg.ITEMS
+  return amp * load + store + (nt < 128 and 0.5 or 0) + (nt > 512 and 0.25 or 0)
 end
 
 function T.launch(spec, cfg)
@@ -164,6 +203,26 @@ local function emit_tile(spec, g)
   add("  const long t0 = tb * BT, c0 = cb * BC;")
   add(string.format("  const long p0 = t0 * %dL - %dL;", g.S, g.P))
   -- stage the window, in the input's memory order
+  local V = vec_width(spec, g)
+  if V then
+    -- V channels of one position per 16-byte load, where BC is whole
+    -- vectors (BC is a #define)
+    local ct = kg.ctype(spec, x.dtype)
+    local cvt = x.dtype == "f16" and "__half2float(h[j])" or
+      x.dtype == "bf16" and "__bfloat162float(h[j])" or "h[j]"
+    add(string.format([[
+#if BC %% %d == 0
+  for (int e = tid; e < BC / %d * WIN; e += NT) {
+    const int cv = e %% (BC / %d), wi = e / (BC / %d);
+    const long c = c0 + cv * %d, p = p0 + wi;
+    uint4 raw = make_uint4(0u, 0u, 0u, 0u);
+    if (c < %dL && p >= 0 && p < %dL) raw = *(const uint4 *)(%s + (%s));
+    const %s *h = (const %s *)&raw;
+    #pragma unroll
+    for (int j = 0; j < %d; j++) win[(cv * %d + j) * WIN + wi] = %s;
+  }
+#else]], V, V, V, V, V, g.C, g.T, x.cname, offs(x, { "b", "c", "p" }), ct, ct, V, V, cvt))
+  end
   add("  for (int e = tid; e < BC * WIN; e += NT) {")
   if channels_last(g) then
     add("    const int ci = e % BC, wi = e / BC;")
@@ -174,6 +233,7 @@ local function emit_tile(spec, g)
   add(string.format("    win[ci * WIN + wi] = (c < %dL && p >= 0 && p < %dL) ? %s : 0.0f;",
     g.C, g.T, kg.load(spec, x.dtype, x.cname, offs(x, { "b", "c", "p" }))))
   add("  }")
+  if V then add("#endif") end
   add("  KG_BARRIER();")
   add("  const int ci = tid / (BT / ITEMS), ti = tid % (BT / ITEMS);")
   add("  const long c = c0 + ci;")
