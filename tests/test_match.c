@@ -185,6 +185,96 @@ static void test_ln_gemm_gelu(void **state)
     }
 }
 
+/* gemm_gelu: a linear with bias, then GELU; the approximation is bound.
+ * Not matched: a linear without bias, a linear output used elsewhere. */
+static void test_gemm_gelu(void **state)
+{
+    (void)state;
+    const char *approx[] = {"none", "tanh"};
+    for (int k = 0; k < 2; k++) {
+        TestCtx c;
+        ctx_init(&c);
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "model m\ndim B = 2, T = 3, C = 8, F = 16\ndtype DT = f32\n"
+                 "input x : DT[B, T, C]\nweight w : DT[F, C]\nweight bw : DT[F]\n"
+                 "y = gelu(linear(x, w, bw), approximate=\"%s\")\noutput y\n",
+                 approx[k]);
+        Plan *p = planned(&c, text);
+        assert_int_equal(p->nk, 1);
+        assert_int_equal(count_fused(p, "gemm_gelu"), 1);
+        Match *m = p->matches[0];
+        assert_false(m->pat->g->optional);
+        assert_string_equal(match_value(m, "w")->name, "w");
+        const Graph *pg = m->pat->g;
+        for (int i = 0; i < pg->nparams; i++)
+            if (!strcmp(pg->params[i], "approximate"))
+                assert_string_equal(m->param_attr[i].s, approx[k]);
+        ctx_free(&c);
+    }
+    const char *cases[] = {
+        "y = gelu(linear(x, w))\noutput y\n",
+        "h = linear(x, w, bw)\ny = gelu(h)\nz = h * 2\noutput y, z\n",
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        TestCtx c;
+        ctx_init(&c);
+        char text[1024];
+        snprintf(text, sizeof text,
+                 "model m\ndim B = 2, T = 3, C = 8, F = 16\ndtype DT = f32\n"
+                 "input x : DT[B, T, C]\nweight w : DT[F, C]\nweight bw : DT[F]\n%s",
+                 cases[k]);
+        Plan *p = planned(&c, text);
+        assert_int_equal(count_fused(p, "gemm_gelu"), 0);
+        ctx_free(&c);
+    }
+}
+
+/* A declined root skips the optional pattern there, and only there: the
+ * smaller gemm_gelu takes its linear and GELU. */
+static void test_decline_optional(void **state)
+{
+    (void)state;
+    TestCtx c;
+    ctx_init(&c);
+    Graph *g = graph_of(&c,
+        "model m\ndim B = 2, T = 3, C = 8\ndtype DT = f32\n"
+        "input x : DT[B, T, C]\nweight g : DT[C]\nweight b : DT[C]\n"
+        "weight w : DT[C, C]\nweight bw : DT[C]\n"
+        "h = layernorm(x, g, b)\ny = gelu(linear(h, w, bw))\n"
+        "h2 = layernorm(y, g, b)\nz = gelu(linear(h2, w, bw))\noutput z\n",
+        NULL, 0);
+    assert_non_null(g);
+    PatternSet *ps = patterns_load(patterns_path(), &c.d, c.a);
+    assert_non_null(ps);
+    int n;
+    Match **m = match_all(g, ps, NULL, c.a, &n);
+    assert_int_equal(n, 2);
+    for (int i = 0; i < 2; i++) {
+        assert_string_equal(m[i]->pat->g->name, "ln_gemm_gelu");
+        assert_true(m[i]->pat->g->optional);
+    }
+    int zroot = find_value(g, "z", c.a)->def->id;
+    int yroot = find_value(g, "y", c.a)->def->id;
+    assert_true(m[0]->root == zroot || m[1]->root == zroot);
+    assert_true(m[0]->root == yroot || m[1]->root == yroot);
+
+    bool *decline = arena_alloc(c.a, (size_t)g->nnodes + 1);
+    decline[zroot] = true;
+    for (int i = 0; i < g->nnodes; i++)
+        g->nodes[i]->kernel = -1;    /* as plan_build starts */
+    m = match_all(g, ps, decline, c.a, &n);
+    assert_int_equal(n, 2);
+    int ln = m[0]->pat->g->optional ? 0 : 1;
+    assert_string_equal(m[ln]->pat->g->name, "ln_gemm_gelu");
+    assert_int_equal(m[ln]->root, yroot);
+    assert_string_equal(m[1 - ln]->pat->g->name, "gemm_gelu");
+    assert_int_equal(m[1 - ln]->root, zroot);
+    Node *norm = find_value(g, "h2", c.a)->def;
+    assert_int_equal(norm->kernel, -1);      /* left to the planner */
+    ctx_free(&c);
+}
+
 /* Pattern files with mistakes are reported like model errors. */
 static void test_bad_pattern_dir(void **state)
 {
@@ -214,6 +304,8 @@ int main(void)
         cmocka_unit_test(test_gated_tanh),
         cmocka_unit_test(test_sdpa),
         cmocka_unit_test(test_ln_gemm_gelu),
+        cmocka_unit_test(test_gemm_gelu),
+        cmocka_unit_test(test_decline_optional),
         cmocka_unit_test(test_bad_pattern_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -162,6 +162,35 @@ static void test_caret(void **state)
     ctx_free(&c);
 }
 
+/* `optional` takes no operand; as a keyword it is never a name. */
+static void test_optional(void **state)
+{
+    (void)state;
+    TestCtx c;
+    ctx_init(&c);
+    Ast *ast = parse_text(&c, "pattern p\ntemplate t\noptional\ndim N\n"
+                          "input x : f32[N]\ny = exp(x)\noutput y\n");
+    assert_int_equal(c.d.nerrors, 0);
+    assert_int_equal(ast->nstmts, 7);
+    assert_int_equal(ast->stmts[2]->kind, S_OPTIONAL);
+    assert_int_equal(ast->stmts[2]->loc.line, 3);
+    assert_int_equal(ast->stmts[3]->kind, S_DIM);
+    ctx_free(&c);
+
+    ctx_init(&c);
+    parse_text(&c, "pattern p\ntemplate t\noptional yes\n");
+    assert_int_equal(c.d.nerrors, 1);
+    assert_diag(&c, "t.pat:3:10: error: expected end of line, found 'yes'");
+    ctx_free(&c);
+
+    ctx_init(&c);
+    parse_text(&c, "model m\ninput optional : f32[2]\n");
+    assert_int_equal(c.d.nerrors, 1);
+    assert_diag(&c, "t.pat:2:7: error: 'optional' is a keyword and cannot be "
+                "used as a name");
+    ctx_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -173,6 +202,7 @@ int main(void)
         cmocka_unit_test(test_reserved_names),
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_caret),
+        cmocka_unit_test(test_optional),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

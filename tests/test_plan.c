@@ -1,5 +1,6 @@
 /* test_plan.c -- covering a graph with kernels: examples, grouping, views,
- * order, and the speed of planning a large model. */
+ * order, the speed of planning a large model, and optional matches left
+ * unfused. */
 #include "testutil.h"
 
 #include <time.h>
@@ -211,6 +212,162 @@ static void test_large_model(void **state)
     ctx_free(&c);
 }
 
+/* LayerNorm -> linear -> GELU, then a mul: ln_gemm_gelu (an optional
+ * pattern) and an elementwise kernel; BLOCKS chains two of them. */
+#define LN_GEMM_GELU                                                          \
+    "model m\ndim B = 2, T = 3, C = 8\ndtype DT = f32\n"                      \
+    "input x : DT[B, T, C]\nweight g : DT[C]\nweight be : DT[C]\n"            \
+    "weight w : DT[C, C]\nweight bw : DT[C]\n"                                \
+    "h = layernorm(x, g, be, eps=1e-5)\n"                                     \
+    "y = gelu(linear(h, w, bw))\n"
+#define ONE_BLOCK LN_GEMM_GELU "z = y * 2\noutput z\n"
+#define BLOCKS LN_GEMM_GELU                                                   \
+    "weight g2 : DT[C]\nweight be2 : DT[C]\n"                                 \
+    "weight w2 : DT[C, C]\nweight bw2 : DT[C]\n"                              \
+    "h2 = layernorm(y, g2, be2, eps=1e-5)\n"                                  \
+    "z = gelu(linear(h2, w2, bw2))\noutput z\n"
+
+/* The model planned with every match fused, and the patterns to plan it
+ * again with; the test fails on an error. */
+static Plan *fused_plan(TestCtx *c, const char *text, PatternSet **ps)
+{
+    Graph *g = graph_of(c, text, NULL, 0);
+    if (!g)
+        fail_msg("unexpected errors:\n%s", c->d.buf.buf);
+    *ps = patterns_load(patterns_path(), &c->d, c->a);
+    assert_non_null(*ps);
+    Plan *p = plan_build(g, *ps, NULL, c->a);
+    assert_non_null(p);
+    check_plan(p);
+    return p;
+}
+
+static const char *kernel_names(const Plan *p, Arena *a)
+{
+    Str s = {0};
+    for (int i = 0; i < p->nk; i++)
+        str_printf(&s, "%s%s", i ? " " : "", p->k[i]->name);
+    const char *r = arena_strdup(a, s.buf ? s.buf : "");
+    str_free(&s);
+    return r;
+}
+
+/* The fused plan and the op-by-op reference compute the same. */
+static void same_as_reference(const Plan *p)
+{
+    Tensor ref = {0}, fus = {0};
+    Str err = {0};
+    assert_int_equal(interp_run(p->g, NULL, 3, &ref, &err), 0);
+    if (interp_run(p->g, p, 3, &fus, &err))
+        fail_msg("%s", err.buf);
+    double max_abs;
+    assert_true(tensor_rel_err(&ref, &fus, &max_abs) < 1e-12);
+    tensor_free(&ref);
+    tensor_free(&fus);
+    str_free(&err);
+}
+
+/* By default an optional pattern fuses like any other; unfused ("all"),
+ * its match's nodes go to the smaller patterns and generic kernels
+ * (LayerNorm to rownorm, linear + GELU to gemm_gelu), and only those
+ * nodes are marked unfused. */
+static void test_unfuse_all(void **state)
+{
+    (void)state;
+    TestCtx c;
+    ctx_init(&c);
+    PatternSet *ps;
+    Plan *p = fused_plan(&c, ONE_BLOCK, &ps);
+    assert_string_equal(kernel_names(p, c.a), "k0_ln_gemm_gelu k1_elementwise");
+    assert_null(p->unfused);
+    assert_true(kernel_optional(p->k[0]));
+    assert_false(kernel_optional(p->k[1]));
+    assert_int_equal(p->k[0]->match->root,
+                     find_value(p->g, "y", c.a)->def->id);
+
+    Plan *q = plan_unfused(p, ps, NULL, "all", c.a);
+    assert_non_null(q);
+    assert_ptr_not_equal(q, p);
+    check_plan(q);
+    assert_string_equal(kernel_names(q, c.a),
+                        "k0_layernorm k1_gemm_gelu k2_elementwise");
+    assert_int_equal(q->k[0]->kind, K_GENERIC);
+    assert_string_equal(q->k[0]->template_name, "rownorm");
+    assert_int_equal(q->k[1]->kind, K_FUSED);
+    assert_string_equal(q->k[1]->template_name, "gemm");
+    assert_false(kernel_optional(q->k[1]));    /* gemm_gelu is not optional */
+    assert_int_equal(q->k[1]->nnodes, 2);
+    assert_non_null(q->unfused);
+    for (int i = 0; i < q->g->nnodes; i++) {
+        Node *n = q->g->nodes[i];
+        assert_int_equal(q->unfused[n->id], n->op != OP_MUL);
+    }
+    same_as_reference(q);
+    ctx_free(&c);
+}
+
+/* By kernel name, or by the match's root node (kgen build's choice): only
+ * that match is unfused. */
+static void test_unfuse_one(void **state)
+{
+    (void)state;
+    for (int by_root = 0; by_root < 2; by_root++) {
+        TestCtx c;
+        ctx_init(&c);
+        PatternSet *ps;
+        Plan *p = fused_plan(&c, BLOCKS, &ps);
+        assert_string_equal(kernel_names(p, c.a),
+                            "k0_ln_gemm_gelu k1_ln_gemm_gelu");
+        Plan *q;
+        if (by_root) {
+            bool *decline = arena_alloc(c.a, (size_t)p->g->nnodes + 1);
+            decline[p->k[1]->match->root] = true;
+            q = plan_unfused(p, ps, decline, NULL, c.a);
+        } else {
+            q = plan_unfused(p, ps, NULL, "k1_ln_gemm_gelu", c.a);
+        }
+        assert_non_null(q);
+        check_plan(q);
+        assert_string_equal(kernel_names(q, c.a),
+                            "k0_ln_gemm_gelu k1_layernorm k2_gemm_gelu");
+        assert_true(kernel_optional(q->k[0]));
+        for (int i = 0; i < q->nk; i++)
+            for (int j = 0; j < q->k[i]->nnodes; j++)
+                assert_int_equal(q->unfused[q->k[i]->nodes[j]->id], i > 0);
+        same_as_reference(q);
+        ctx_free(&c);
+    }
+}
+
+/* --unfuse names a kernel of the fused plan, of an optional pattern; a
+ * model without optional matches plans as before. */
+static void test_unfuse_errors(void **state)
+{
+    (void)state;
+    const char *bad[] = {"k9_ln_gemm_gelu", "k1_elementwise",
+                         "k0_ln_gemm_gelu,bogus", "k0_ln_gemm_gel"};
+    for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+        TestCtx c;
+        ctx_init(&c);
+        PatternSet *ps;
+        Plan *p = fused_plan(&c, ONE_BLOCK, &ps);
+        assert_null(plan_unfused(p, ps, NULL, bad[k], c.a));
+        ctx_free(&c);
+    }
+    TestCtx c;
+    ctx_init(&c);
+    PatternSet *ps;
+    Plan *p = fused_plan(&c, "model m\ndim B = 2, T = 3, C = 8\ndtype DT = f32\n"
+        "input x : DT[B, T, C]\nweight w : DT[C, C]\nweight bw : DT[C]\n"
+        "y = gelu(linear(x, w, bw), approximate=\"tanh\")\noutput y\n", &ps);
+    assert_string_equal(kernel_names(p, c.a), "k0_gemm_gelu");
+    assert_false(kernel_optional(p->k[0]));
+    assert_null(plan_unfused(p, ps, NULL, "k0_gemm_gelu", c.a));
+    assert_ptr_equal(plan_unfused(p, ps, NULL, "all", c.a), p);
+    assert_null(p->unfused);
+    ctx_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -220,6 +377,9 @@ int main(void)
         cmocka_unit_test(test_views),
         cmocka_unit_test(test_group_cap),
         cmocka_unit_test(test_large_model),
+        cmocka_unit_test(test_unfuse_all),
+        cmocka_unit_test(test_unfuse_one),
+        cmocka_unit_test(test_unfuse_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

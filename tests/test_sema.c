@@ -252,6 +252,39 @@ static void test_no_cascade(void **state)
     ctx_free(&c);
 }
 
+/* `optional` marks a pattern the tuner may leave unfused: once, and only
+ * in a pattern file. */
+static void test_optional(void **state)
+{
+    (void)state;
+    TestCtx c;
+    ctx_init(&c);
+    Graph *g = ok(&c, "pattern p\ntemplate t\ndim N\ninput x : f32[N]\n"
+                  "y = exp(x)\noutput y\n");
+    assert_false(g->optional);
+    ctx_free(&c);
+
+    ctx_init(&c);
+    g = ok(&c, "pattern p\ntemplate t\noptional\ndim N\ninput x : f32[N]\n"
+           "y = exp(x)\noutput y\n");
+    assert_true(g->optional);
+    ctx_free(&c);
+
+    ctx_init(&c);
+    assert_null(graph_of(&c, MODEL "optional\ninput x : DT[B]\ny = exp(x)\n"
+                         "output y\n", NULL, 0));
+    assert_int_equal(c.d.nerrors, 1);
+    assert_diag(&c, "t.pat:4:1: error: 'optional' is allowed only in pattern files");
+    ctx_free(&c);
+
+    ctx_init(&c);
+    assert_null(graph_of(&c, "pattern p\noptional\ntemplate t\noptional\ndim N\n"
+                         "input x : f32[N]\ny = exp(x)\noutput y\n", NULL, 0));
+    assert_int_equal(c.d.nerrors, 1);
+    assert_diag(&c, "t.pat:4:1: error: the pattern is already optional");
+    ctx_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -265,6 +298,7 @@ int main(void)
         cmocka_unit_test(test_pattern_graph),
         cmocka_unit_test(test_pattern_axis_dim),
         cmocka_unit_test(test_no_cascade),
+        cmocka_unit_test(test_optional),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,7 +15,9 @@
 #   5. wrong, uncompilable, hanging, crashing and partial-writing candidates
 #      are classified and the run finishes; when every candidate fails the
 #      run exits 1 and an earlier winner is kept;
-#   6. cache regressions finds a planted regression and exits 1.
+#   6. cache regressions finds a planted regression and exits 1;
+#   7. an optional fusion (ln_gemm_gelu) is tuned fused and unfused, and
+#      kgen build builds the faster plan; --unfuse checks its names.
 set -eu
 KGEN=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 SRC=$2
@@ -224,8 +226,15 @@ import json, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 new = sum(k["trials"] for f in sys.argv[2:] for k in json.load(open(f))["kernels"])
+# convnext's optional ln_gemm_gelu: its tune ran a child (a run of its own,
+# block 7) that tuned the LayerNorm and gemm_gelu replacing it, which no
+# summary lists
+child = db.execute("SELECT count(*) FROM trials t JOIN kernels k ON k.id = t.kernel_id "
+                   "WHERE k.op LIKE 'rownorm/layernorm#%' OR k.op LIKE 'gemm/gemm_gelu#%'").fetchone()[0]
+assert child > 0, "no trials of the unfused ln_gemm_gelu"
+assert db.execute("SELECT count(*) FROM runs").fetchone()[0] == 4
 rows = db.execute("SELECT count(*) FROM trials").fetchone()[0]
-assert rows == new, (rows, new)
+assert rows == new + child, (rows, new, child)
 # each winner is the fastest latest-valid measurement (no lost update)
 for kid, fp, ms in db.execute("SELECT kernel_id, fingerprint, median_ms FROM winners"):
     best = db.execute("""SELECT min(median_ms) FROM trials t WHERE kernel_id = ?
@@ -396,3 +405,109 @@ if "$KGEN" cache import "$W/broken.json" --db "$W/imp.db" 2>"$W/err"; then
 fi
 grep -q "broken.json:[0-9]*:[0-9]*: error: " "$W/err" || fail "import: no located error"
 echo "ok 6 regressions, history, export and import"
+
+# ---- 7. optional fusions: tune times both plans, build keeps the faster -------
+# ln_gemm_gelu is optional: tune also tunes what replaces it unfused
+# (k0_layernorm + k1_gemm_gelu), in a child run recorded as a run of its
+# own, and reports the faster; build makes the same choice from the DB
+cat >"$W/lnffn.pat" <<'EOF'
+model lnffn
+dim B = 2, T = 16, C = 32, F = 64
+dtype DT = f32
+input x : DT[B, T, C]
+weight g : DT[C]
+weight b : DT[C]
+weight w : DT[F, C]
+weight bw : DT[F]
+h = layernorm(x, g, b)
+y = gelu(linear(h, w, bw))
+output y
+EOF
+"$KGEN" plan "$W/lnffn.pat" >"$W/out" || fail "optional: plan exited $?"
+grep -q "pattern ln_gemm_gelu (.*), optional: kgen tune also times it unfused" "$W/out" ||
+    fail "optional: plan does not say the kernel is optional"
+"$KGEN" tune "$W/lnffn.pat" --arch opencl --db "$W/opt.db" --budget 2 --json -q \
+    >"$W/opt.json" || fail "optional: tune exited $?"
+python3 -c 'import json,sys; json.load(sys.stdin)' <"$W/opt.json" ||
+    fail "optional: tune --json is not one JSON document: $(cat "$W/opt.json")"
+choice=$(py "$W/opt.json" "$W/opt.db" <<'EOF'
+import json, sqlite3, sys
+s = json.load(open(sys.argv[1]))
+assert [k["kernel"] for k in s["kernels"]] == ["k0_ln_gemm_gelu"], s["kernels"]
+o = s["optional"]
+assert len(o) == 1, o
+o = o[0]
+assert o["kernel"] == "k0_ln_gemm_gelu", o
+assert o["unfused"] == "k0_layernorm + k1_gemm_gelu", o
+f, u = o["fused_ms"], o["unfused_ms"]
+assert f > 0 and u > 0, o
+assert o["choice"] == ("unfused" if u < f else "fused"), o
+# the child tuned the replacing kernels, in a run of its own
+db = sqlite3.connect(sys.argv[2])
+run = {op.split("#")[0]: r for op, r in db.execute(
+    "SELECT k.op, w.run_id FROM winners w JOIN kernels k ON k.id = w.kernel_id")}
+assert sorted(run) == ["gemm/gemm_gelu", "gemm/ln_gemm_gelu", "rownorm/layernorm"], run
+assert run["gemm/gemm_gelu"] == run["rownorm/layernorm"] != run["gemm/ln_gemm_gelu"], run
+print(o["choice"])
+EOF
+) || fail "optional: tune's choice"
+"$KGEN" tune "$W/lnffn.pat" --arch opencl --db "$W/opt.db" --budget 2 >"$W/out" ||
+    fail "optional: second tune exited $?"
+grep -q "^optional fusions (kgen build takes the faster):$" "$W/out" ||
+    fail "optional: no optional fusions section: $(cat "$W/out")"
+grep -Eq "^k0_ln_gemm_gelu +$choice: fused [0-9.]+ ms, unfused \(k0_layernorm \+ k1_gemm_gelu\) [0-9.]+ ms$" \
+    "$W/out" || fail "optional: no '$choice' line for k0_ln_gemm_gelu: $(cat "$W/out")"
+# build: the plan tune chose, the plan planted times choose, the fusion
+# when the unfused side is untuned, and the plan --unfuse names
+FUSED="lnffn_k0_ln_gemm_gelu"
+UNFUSED="lnffn_k0_layernorm lnffn_k1_gemm_gelu"
+optbuild() {   # DB WANT [ARGS...]: build, then compare fused.h's launchers
+    db=$1 want=$2
+    shift 2
+    "$KGEN" build "$W/lnffn.pat" --arch opencl --db "$db" -o "$W/optlib" --no-lib "$@" \
+        >"$W/out" || fail "optional: build $* exited $?"
+    got=$(sed -n 's/^int \(lnffn_k[0-9]*_[a-z_]*\)(.*/\1/p' "$W/optlib/fused.h" | xargs)
+    [ "$got" = "$want" ] || fail "optional: build $* with $db built $got, not $want"
+}
+plant() {   # FROM TO SQL: a copy of a DB, changed
+    cp "$1" "$2"
+    py "$2" "$3" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1]); db.execute(sys.argv[2]); db.commit()
+EOF
+}
+if [ "$choice" = unfused ]; then want=$UNFUSED; else want=$FUSED; fi
+optbuild "$W/opt.db" "$want"
+grep -q "^optional fusions, by the tuned times:$" "$W/out" ||
+    fail "optional: build does not report its choice: $(cat "$W/out")"
+grep -Eq "^k0_ln_gemm_gelu +$choice: fused " "$W/out" ||
+    fail "optional: build chose otherwise than tune: $(cat "$W/out")"
+LNG="kernel_id IN (SELECT id FROM kernels WHERE op LIKE 'gemm/ln_gemm_gelu#%')"
+plant "$W/opt.db" "$W/opt_f.db" "UPDATE winners SET median_ms = 1e-6 WHERE $LNG"
+optbuild "$W/opt_f.db" "$FUSED"
+plant "$W/opt.db" "$W/opt_u.db" "UPDATE winners SET median_ms = 1e6 WHERE $LNG"
+optbuild "$W/opt_u.db" "$UNFUSED"
+plant "$W/opt_u.db" "$W/opt_n.db" "DELETE FROM winners WHERE kernel_id IN
+    (SELECT id FROM kernels WHERE op LIKE 'gemm/gemm_gelu#%')"
+optbuild "$W/opt_n.db" "$FUSED"
+grep -Eq "^k0_ln_gemm_gelu +fused: fused [0-9.]+ ms, unfused \(.*\) untuned$" "$W/out" ||
+    fail "optional: untuned unfused side: $(cat "$W/out")"
+optbuild "$W/opt_u.db" "$FUSED" --unfuse none
+optbuild "$W/opt_f.db" "$UNFUSED" --unfuse k0_ln_gemm_gelu
+echo "ok 7 optional fusion: tune chose $choice, build agrees; planted times, untuned and --unfuse decide"
+# --unfuse names kernels of optional patterns in the plan that fuses them
+for bad in bogus k1_gemm_gelu; do
+    if "$KGEN" plan "$W/lnffn.pat" --unfuse "$bad" >"$W/out" 2>"$W/err"; then
+        fail "--unfuse $bad: exit 0"
+    else
+        [ $? -eq 2 ] || fail "--unfuse $bad: not exit 2"
+    fi
+    grep -q "^kgen: error: --unfuse $bad: " "$W/err" || fail "--unfuse $bad: $(cat "$W/err")"
+done
+"$KGEN" plan "$W/lnffn.pat" --unfuse all --json >"$W/out" || fail "--unfuse all: exit $?"
+py "$W/out" <<'EOF' || fail "--unfuse all: plan"
+import json, sys
+k = [(k["name"], k["kind"], k["template"]) for k in json.load(open(sys.argv[1]))["kernels"]]
+assert k == [("k0_layernorm", "generic", "rownorm"), ("k1_gemm_gelu", "fused", "gemm")], k
+EOF
+echo "ok 7 --unfuse: an unknown or non-optional kernel exits 2; all plans rownorm + gemm_gelu"
