@@ -1,7 +1,8 @@
 -- templates/gemm.lua -- every kernel whose template is "gemm": linear, matmul
 -- and conv1d (implicit GEMM), and the fused patterns ln_gemm_gelu,
--- gemm_gelu, gated_tanh_residual, gemm_glu, linear_residual and
--- conv1x1_residual (a residual added in the epilogue).
+-- gemm_gelu, gated_tanh_residual, gemm_glu, linear_residual,
+-- linear_scale_residual and conv1x1_residual (a residual added in the
+-- epilogue, after a per-channel scale for linear_scale_residual).
 --
 -- The problem.  Every kernel is C[z, m, n] = sum_k A[z, m, k] * B[z, n, k]
 -- followed by an epilogue, with z a batch (matmul's broadcast batch axes,
@@ -390,6 +391,24 @@ local function analyze_fused(spec, P)
     P.out = map(o, {}, dims_of(o, 1, o.rank - 1), { { N, o.strides[o.rank] } })
     P.res = map(r, {}, dims_of(r, 1, r.rank - 1), { { N, r.strides[r.rank] } })
     if bd.b then P.bias = map(bd.b, {}, {}, { { N, bd.b.strides[1] } }) end
+    P.epi = "add"
+  elseif spec.pattern == "linear_scale_residual" then
+    local e = need(bd, { "x", "w", "b", "g", "r", "out" }); if e then return e end
+    local x, w = bd.x, bd.w
+    local Bn, Tn, K, N = d.B, d.T, d.K, d.N
+    P.M, P.N, P.K, P.Z = Bn * Tn, N, K, 1
+    P.A = strided(map(x, {}, dims_of(x, 1, 2), { { K, x.strides[3] } }))
+    P.B = strided(map(w, {}, { { N, w.strides[1] } }, { { K, w.strides[2] } }))
+    local function cf(a)
+      if spec.variant == "linear_scale_residual_t" then      -- [B, N, T]
+        return map(a, {}, { { Bn, a.strides[1] }, { Tn, a.strides[3] } }, { { N, a.strides[2] } })
+      end
+      return map(a, {}, dims_of(a, 1, 2), { { N, a.strides[3] } })
+    end
+    P.res = cf(bd.r)
+    P.out = cf(bd.out)
+    P.bias = map(bd.b, {}, {}, { { N, bd.b.strides[1] } })
+    P.cscale = map(bd.g, {}, {}, { { N, bd.g.strides[1] } })
     P.epi = "add"
   elseif spec.pattern == "conv1x1_residual" then
     local e = need(bd, { "x", "w", "b", "r", "out" }); if e then return e end
@@ -1315,8 +1334,12 @@ local function epilogue(spec, P, io)
   elseif P.epi == "add" then
     local x = io and io.ld(P.res) or
       kg.load(spec, P.res.arg.dtype, P.res.arg.cname, addr(P.res, "z", "m", "n"))
-    return "const float o = v" .. bias("n") .. ";\n            " ..
-      st(P.out, "m", "n", x .. " + o")
+    local o = "v" .. bias("n")
+    if P.cscale then
+      o = "(" .. o .. ") * " ..
+        kg.load(spec, P.cscale.arg.dtype, P.cscale.arg.cname, addr(P.cscale, "z", "0", "n"))
+    end
+    return "const float o = " .. o .. ";\n            " .. st(P.out, "m", "n", x .. " + o")
   elseif P.epi == "gated" then
     local C = lit(P.C)
     local x = io and io.ld(P.res) or

@@ -68,7 +68,7 @@ static void test_examples(void **state)
          {DIM("B", "2"), DIM("C", "16"), DIM("H", "8"), DIM("T", "21")}, 4, 2},
         {"examples/lynxnet2_block.pat", {DIM("B", "2"), DIM("T", "33"), DIM("C", "16")}, 3, 3},
         {"examples/convnext_block.pat",
-         {DIM("B", "2"), DIM("T", "19"), DIM("C", "16"), DIM("F", "24")}, 4, 1},
+         {DIM("B", "2"), DIM("T", "19"), DIM("C", "16"), DIM("F", "24")}, 4, 2},
         {"examples/encoder_layer.pat",
          {DIM("B", "2"), DIM("L", "9"), DIM("C", "24"), DIM("HD", "12"), DIM("F", "32")}, 5, 3},
         /* inference shapes of the comments in the files, f32 */
@@ -146,6 +146,16 @@ static void test_patterns(void **state)
         "input x : DT[B, CI, T]\ninput r : DT[B, CO, T]\n"
         "weight w : DT[CO, CI, 1]\nweight b : DT[CO]\n"
         "y = conv1d(x, w, b, kernel=1) + r\noutput y\n",
+
+        "model lsr\ndim B = 2, T = 5, C = 12, F = 9\ndtype DT = f32\n"
+        "input x : DT[B, T, C]\ninput r : DT[B, T, F]\nweight w : DT[F, C]\n"
+        "weight b : DT[F]\nweight g : DT[F]\n"
+        "y = g * linear(x, w, b) + r\noutput y\n",
+
+        "model lsrt\ndim B = 2, T = 7, C = 12, F = 9\ndtype DT = bf16\n"
+        "input x : DT[B, T, C]\ninput r : DT[B, F, T]\nweight w : DT[F, C]\n"
+        "weight b : DT[F]\nweight g : DT[F]\n"
+        "y = r + transpose(linear(x, w, b) * g, 2, 1)\noutput y\n",
     };
     for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
         int fused = agree(models[i], NULL, 0, models[i] + 6);
