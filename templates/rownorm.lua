@@ -24,6 +24,12 @@
 --          regs     two passes over a copy of the row held in registers: the
 --                   row is read from global memory once.  NPT = ceil(N / TPR)
 --                   values per thread, at most 32.
+--          tile     for rows whose elements are strided (a transposed view,
+--                   such as LayerNorm over C of a [B, C, T] tensor): the
+--                   block's BLOCK / TPR rows are first staged in shared
+--                   memory, loaded along whichever of the two axes is
+--                   contiguous so the loads coalesce, then read from there
+--                   twice (as twopass).  At most 48 KB of float tile.
 --   xred = smem | shfl (CUDA only)
 -- Tuning knobs: BLOCK threads per block, TPR threads per row.
 --
@@ -34,7 +40,7 @@ local T = {
   name = "rownorm",
   backends = { "cuda", "opencl" },
   design = {
-    path = { "twopass", "onepass", "regs" },
+    path = { "twopass", "onepass", "regs", "tile" },
     xred = { "smem", "shfl" },
   },
   tuning = {
@@ -204,7 +210,14 @@ function T.constraints(spec, cfg)
   if cfg.TPR > cfg.BLOCK then return false, "TPR over BLOCK" end
   if cfg.TPR > np2(g.N) then return false, "more threads per row than elements" end
   local npt = kg.cdiv(g.N, cfg.TPR)
-  if cfg.path == "regs" then
+  if cfg.path == "tile" then
+    local sx = g.x.shape[g.axis] == 1 and 0 or g.x.strides[g.axis]
+    if sx == 1 or g.N == 1 then return false, "tile is for rows whose elements are strided" end
+    local bytes = (cfg.BLOCK // cfg.TPR) * (g.N + 1) * 4 + (cfg.BLOCK // cfg.TPR) * 8
+    local lim = spec.limits.smem
+    if spec.backend == "cuda" and lim > 48 * 1024 then lim = 48 * 1024 end
+    if bytes > lim then return false, "the rows' tile is over the shared memory" end
+  elseif cfg.path == "regs" then
     if npt > 32 then return false, "more than 32 register values per thread" end
   elseif npt > 256 and cfg.TPR < math.min(cfg.BLOCK, spec.limits.threads) then
     return false, "more than 256 elements per thread while TPR could grow"
@@ -245,7 +258,10 @@ function T.emit(spec, design)
   -- element j of the row, relative to the row's base
   local sx = x.shape[g.axis] == 1 and 0 or x.strides[g.axis]
   local sy = y.shape[g.axis] == 1 and 0 or y.strides[g.axis]
-  local function xat(j) return kg.load(spec, x.dtype, x.cname, "xb + (long)(" .. j .. ") * " .. sx .. "L") end
+  local function xat(j)
+    if design.path == "tile" then return "tl[rl * " .. (N + 1) .. " + (" .. j .. ")]" end
+    return kg.load(spec, x.dtype, x.cname, "xb + (long)(" .. j .. ") * " .. sx .. "L")
+  end
   local function yset(j, v) return kg.store(spec, y.dtype, y.cname, "yb + (long)(" .. j .. ") * " .. sy .. "L", v) end
   local function gat(a, j) return kg.load(spec, a.dtype, a.cname, offs(a, { "(" .. j .. ")" })) end
   local eps = n.attrs.eps and kg.float(n.attrs.eps) or "0.0f"
@@ -266,6 +282,26 @@ function T.emit(spec, design)
   local body = {}
   local function B(s) body[#body + 1] = s end
 
+  if design.path == "tile" then
+    -- stage the block's rows: each row's base once, then the elements
+    -- along the rows (consecutive rows are adjacent in a transposed view)
+    -- or along a row when that is the contiguous axis
+    local split0, idx0 = split_row(x.shape, g.axis, "row0 + tid", "      ")
+    local xi0 = {}
+    for i, e in pairs(idx0) do xi0[i] = e end
+    decl[#decl + 1] = string.format("  KG_SHARED float tl[(BLOCK / TPR) * %d];\n  KG_SHARED long tlb[BLOCK / TPR];", N + 1)
+    B("  const long row0 = KG_BID(0) * (BLOCK / TPR);")
+    B("  const int rl = tid / TPR;")
+    B(string.format("  if (tid < BLOCK / TPR) {\n    if (row0 + tid < %dL) {\n%s\n      tlb[tid] = %s;\n    } else tlb[tid] = -1L;\n  }",
+      g.rows, table.concat(split0, "\n"), offs(x, xi0)))
+    B("  KG_BARRIER();")
+    B(string.format("  for (int e = tid; e < (BLOCK / TPR) * %d; e += BLOCK) {", N))
+    B(string.format("    const int r = e %% (BLOCK / TPR), j = e / (BLOCK / TPR);"))
+    B(string.format("    tl[r * %d + j] = tlb[r] >= 0L ? %s : 0.0f;", N + 1,
+      kg.load(spec, x.dtype, x.cname, "tlb[r] + (long)j * " .. sx .. "L")))
+    B("  }")
+    B("  KG_BARRIER();")
+  end
   if design.path == "regs" then
     B("  float v[NPT];")
     B("  #pragma unroll")
