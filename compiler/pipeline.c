@@ -359,6 +359,9 @@ static void usage(FILE *fp)
         "  --db FILE          tuning cache (default: $KGEN_CACHE, else\n"
         "                     $XDG_CACHE_HOME/kgen/tuning.sqlite)\n"
         "  --strict-db        a corrupt cache is an error (exit 4), not moved aside\n"
+        "  --unfuse all|none|KERNEL[,KERNEL...]  (plan, run, gen, space, check,\n"
+        "                     tune, build) leave those matches of optional\n"
+        "                     patterns unfused (kernel names of the fused plan)\n"
         "  -v, -q             more / less progress output\n"
         "  --version, --help\n");
 }

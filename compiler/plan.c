@@ -574,6 +574,11 @@ Plan *plan_unfused(Plan *p, const PatternSet *ps, const bool *decline,
                    const char *unfuse, Arena *a)
 {
     Graph *g = p->g;
+    if (!decline && !*unfuse) {
+        fprintf(stderr, "kgen: error: --unfuse needs all, none or kernel "
+                "names\n");
+        return NULL;
+    }
     bool *root = arena_alloc(a, (size_t)g->nnodes + 1);
     bool *nodes = arena_alloc(a, (size_t)g->nnodes + 1);
     int n = 0;

@@ -1421,7 +1421,8 @@ int cmd_tune(const Options *o)
         }
         if (crc != 0 && crc != 1)
             fprintf(stderr, "kgen: warning: tuning the unfused plan failed "
-                    "(exit %d); every optional match stays fused\n", crc);
+                    "(exit %d); the choice uses what the cache already "
+                    "holds\n", crc);
         Options os = *o;
         os.unfuse = "all";
         Plan *sp = pipeline_plan(&os, &d, a);

@@ -11,7 +11,7 @@
 
 typedef struct UnfuseChoice {
     const char *kernel;        /* the fused kernel, as the fused plan names it */
-    const char *parts;         /* the kernels that replace it, ", "-joined */
+    const char *parts;         /* the kernels that replace it, " + "-joined */
     double fused_ms, split_ms; /* cached winners' times; NAN: not all tuned */
     int root;                  /* the match's root node id */
     bool unfuse;               /* split_ms < fused_ms, both known */
