@@ -335,6 +335,21 @@ local function analyze_conv(spec, n, P)
   P.epi = "plain"
 end
 
+-- the operands of a channels-last linear: x [..., K] (rows: every other
+-- axis), w [N, K]
+local function linear_ab(P, x, w, N, K)
+  P.A = strided(map(x, {}, dims_of(x, 1, x.rank - 1), { { K, x.strides[x.rank] } }))
+  P.B = strided(map(w, {}, { { N, w.strides[1] } }, { { K, w.strides[2] } }))
+end
+
+-- a [B, C, T] tensor as rows (b, t) and columns c
+local function chan_first(a, Bn, Tn, C)
+  return map(a, {}, { { Bn, a.strides[1] }, { Tn, a.strides[3] } }, { { C, a.strides[2] } })
+end
+
+-- a vector of N per-column values (bias, scale)
+local function colvec(v, N) return map(v, {}, {}, { { N, v.strides[1] } }) end
+
 local function need(bind, names)
   for _, k in ipairs(names) do
     if not bind[k] then return "pattern binding '" .. k .. "' is missing" end
@@ -372,57 +387,47 @@ local function analyze_fused(spec, P)
     P.epi = "gelu"
   elseif spec.pattern == "gemm_gelu" then
     local e = need(bd, { "x", "w", "b", "out" }); if e then return e end
-    local x, w, b, o = bd.x, bd.w, bd.b, bd.out
-    local N, K = d.N, d.K
+    local N, K, o = d.N, d.K, bd.out
     P.M, P.N, P.K, P.Z = d.B * d.M, N, K, 1
-    P.A = strided(map(x, {}, dims_of(x, 1, 2), { { K, x.strides[3] } }))
-    P.B = strided(map(w, {}, { { N, w.strides[1] } }, { { K, w.strides[2] } }))
+    linear_ab(P, bd.x, bd.w, N, K)
     P.approximate = spec.params.approximate or "none"
-    P.bias = map(b, {}, {}, { { N, b.strides[1] } })
+    P.bias = colvec(bd.b, N)
     P.out = map(o, {}, dims_of(o, 1, 2), { { N, o.strides[3] } })
     P.epi = "gelu"
   elseif spec.pattern == "linear_residual" then
     local e = need(bd, { "x", "w", "r", "out" }); if e then return e end
-    local x, w, r, o = bd.x, bd.w, bd.r, bd.out
-    local K, N = x.shape[x.rank], w.shape[1]
+    local x, r, o = bd.x, bd.r, bd.out
+    local K, N = x.shape[x.rank], bd.w.shape[1]
     P.M, P.N, P.K, P.Z = x.numel // K, N, K, 1
-    P.A = strided(map(x, {}, dims_of(x, 1, x.rank - 1), { { K, x.strides[x.rank] } }))
-    P.B = strided(map(w, {}, { { N, w.strides[1] } }, { { K, w.strides[2] } }))
+    linear_ab(P, x, bd.w, N, K)
     P.out = map(o, {}, dims_of(o, 1, o.rank - 1), { { N, o.strides[o.rank] } })
     P.res = map(r, {}, dims_of(r, 1, r.rank - 1), { { N, r.strides[r.rank] } })
-    if bd.b then P.bias = map(bd.b, {}, {}, { { N, bd.b.strides[1] } }) end
+    if bd.b then P.bias = colvec(bd.b, N) end
     P.epi = "add"
   elseif spec.pattern == "linear_scale_residual" then
     local e = need(bd, { "x", "w", "b", "g", "r", "out" }); if e then return e end
-    local x, w = bd.x, bd.w
     local Bn, Tn, K, N = d.B, d.T, d.K, d.N
     P.M, P.N, P.K, P.Z = Bn * Tn, N, K, 1
-    P.A = strided(map(x, {}, dims_of(x, 1, 2), { { K, x.strides[3] } }))
-    P.B = strided(map(w, {}, { { N, w.strides[1] } }, { { K, w.strides[2] } }))
+    linear_ab(P, bd.x, bd.w, N, K)
     local function cf(a)
-      if spec.variant == "linear_scale_residual_t" then      -- [B, N, T]
-        return map(a, {}, { { Bn, a.strides[1] }, { Tn, a.strides[3] } }, { { N, a.strides[2] } })
-      end
+      if spec.variant == "linear_scale_residual_t" then return chan_first(a, Bn, Tn, N) end
       return map(a, {}, dims_of(a, 1, 2), { { N, a.strides[3] } })
     end
     P.res = cf(bd.r)
     P.out = cf(bd.out)
-    P.bias = map(bd.b, {}, {}, { { N, bd.b.strides[1] } })
-    P.cscale = map(bd.g, {}, {}, { { N, bd.g.strides[1] } })
+    P.bias = colvec(bd.b, N)
+    P.cscale = colvec(bd.g, N)
     P.epi = "add"
   elseif spec.pattern == "conv1x1_residual" then
     local e = need(bd, { "x", "w", "b", "r", "out" }); if e then return e end
-    local x, w, b = bd.x, bd.w, bd.b
+    local w = bd.w
     local Bn, CI, CO, Tn = d.B, d.CI, d.CO, d.T
     P.M, P.N, P.K, P.Z = Bn * Tn, CO, CI, 1
-    P.A = strided(map(x, {}, { { Bn, x.strides[1] }, { Tn, x.strides[3] } },
-      { { CI, x.strides[2] } }))
+    P.A = strided(chan_first(bd.x, Bn, Tn, CI))
     P.B = strided(map(w, {}, { { CO, w.strides[1] } }, { { CI, w.strides[2] } }))
-    P.bias = map(b, {}, {}, { { CO, b.strides[1] } })
-    local function cf(a) return map(a, {}, { { Bn, a.strides[1] }, { Tn, a.strides[3] } },
-      { { CO, a.strides[2] } }) end
-    P.res = cf(bd.r)
-    P.out = cf(bd.out)
+    P.bias = colvec(bd.b, CO)
+    P.res = chan_first(bd.r, Bn, Tn, CO)
+    P.out = chan_first(bd.out, Bn, Tn, CO)
     P.epi = "add"
   elseif spec.pattern == "gated_tanh_residual" then
     local e = need(bd, { "x", "y", "w", "b", "out", "skip" }); if e then return e end
@@ -435,8 +440,7 @@ local function analyze_fused(spec, P)
             kfast = false }
     P.B = strided(map(w, {}, { { 2 * C, w.strides[1] } }, { { C, w.strides[2] } }))
     P.bias = map(b, {}, {}, { { 2 * C, b.strides[1] } })
-    local function cf(a) return map(a, {}, { { Bn, a.strides[1] }, { Tn, a.strides[3] } },
-      { { C, a.strides[2] } }) end
+    local function cf(a) return chan_first(a, Bn, Tn, C) end
     P.res = cf(x)
     P.out = cf(bd.out)
     P.skip = cf(bd.skip)
