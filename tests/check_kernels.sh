@@ -113,8 +113,8 @@ if [ "$mode" = sm_90 ]; then
     bad=
     w=$src/examples/wavenet_layer.pat
     "$kgen" gen "$w" --dim B=2 --dim C=64 --dim H=32 --dim T=96 --backend cuda --arch sm_90 \
-        -o "$ad/w" --kernel k4_conv1d --where path=wgmma >/dev/null 2>&1 || bad="$bad gen-conv"
-    cu="$ad/w/k4_conv1d.none.wgmma.regs.sync.cu"
+        -o "$ad/w" --kernel k4_conv1x1_residual --where path=wgmma >/dev/null 2>&1 || bad="$bad gen-conv"
+    cu="$ad/w/k4_conv1x1_residual.none.wgmma.regs.sync.cu"
     grep -q 'p, 1, 1, 1, 0;' "$cu" && ! grep -q 'kg_gemm_ldsm4t(af' "$cu" || bad="$bad conv-desc"
     g=$src/tools/bench/gated_tanh_residual.pat
     "$kgen" gen "$g" --dim B=2 --dim C=64 --dim T=96 --backend cuda --arch sm_90 \
@@ -204,7 +204,7 @@ if [ "$mode" = sm_90 ]; then
     grep -q '__shfl_xor_sync' "$wd/lm/k0_ln_gemm_gelu.prepass.mma.regs.sync.cu" 2>/dev/null ||
         bad="$bad ln-mma-stats"
     for a in "$lf --kernel k2_linear" "$g --dim B=2 --dim C=64 --dim T=96" \
-             "$src/examples/wavenet_layer.pat --dim B=2 --dim C=64 --dim H=32 --dim T=96 --kernel k4_conv1d" \
+             "$src/examples/wavenet_layer.pat --dim B=2 --dim C=64 --dim H=32 --dim T=96 --kernel k4_conv1x1_residual" \
              "$ln --dim M=300 --dim K=256 --dim N=328"; do
         # shellcheck disable=SC2086
         out=$("$kgen" check $a $args --configs 3 --where sched=ws 2>&1)
