@@ -29,7 +29,9 @@
 --                   block's BLOCK / TPR rows are first staged in shared
 --                   memory, loaded along whichever of the two axes is
 --                   contiguous so the loads coalesce, then read from there
---                   twice (as twopass).  At most 48 KB of float tile.
+--                   twice (as twopass).  The tile keeps x's storage type
+--                   (16-bit rows: twice the rows in the same bytes, longer
+--                   runs per load); at most 48 KB.
 --   xred = smem | shfl (CUDA only)
 -- Tuning knobs: BLOCK threads per block, TPR threads per row.
 --
@@ -213,7 +215,8 @@ function T.constraints(spec, cfg)
   if cfg.path == "tile" then
     local sx = g.x.shape[g.axis] == 1 and 0 or g.x.strides[g.axis]
     if sx == 1 or g.N == 1 then return false, "tile is for rows whose elements are strided" end
-    local bytes = (cfg.BLOCK // cfg.TPR) * (g.N + 1) * 4 + (cfg.BLOCK // cfg.TPR) * 8
+    local esz = g.x.dtype == "f32" and 4 or 2
+    local bytes = (cfg.BLOCK // cfg.TPR) * ((g.N + 1) * esz + 8)
     local lim = spec.limits.smem
     if spec.backend == "cuda" and lim > 48 * 1024 then lim = 48 * 1024 end
     if bytes > lim then return false, "the rows' tile is over the shared memory" end
@@ -258,8 +261,14 @@ function T.emit(spec, design)
   -- element j of the row, relative to the row's base
   local sx = x.shape[g.axis] == 1 and 0 or x.strides[g.axis]
   local sy = y.shape[g.axis] == 1 and 0 or y.strides[g.axis]
+  -- the tile keeps x's storage type; OpenCL C without cl_khr_fp16 has no
+  -- half arrays, only half pointers, so its f16 tile is ushort seen as half
+  local half_cl = spec.backend ~= "cuda" and x.dtype == "f16"
+  local tlp = half_cl and "((__local half *)tl)" or "tl"
   local function xat(j)
-    if design.path == "tile" then return "tl[rl * " .. (N + 1) .. " + (" .. j .. ")]" end
+    if design.path == "tile" then
+      return kg.load(spec, x.dtype, tlp, "rl * " .. (N + 1) .. " + (" .. j .. ")")
+    end
     return kg.load(spec, x.dtype, x.cname, "xb + (long)(" .. j .. ") * " .. sx .. "L")
   end
   local function yset(j, v) return kg.store(spec, y.dtype, y.cname, "yb + (long)(" .. j .. ") * " .. sy .. "L", v) end
@@ -289,16 +298,18 @@ function T.emit(spec, design)
     local split0, idx0 = split_row(x.shape, g.axis, "row0 + tid", "      ")
     local xi0 = {}
     for i, e in pairs(idx0) do xi0[i] = e end
-    decl[#decl + 1] = string.format("  KG_SHARED float tl[(BLOCK / TPR) * %d];\n  KG_SHARED long tlb[BLOCK / TPR];", N + 1)
+    decl[#decl + 1] = string.format("  KG_SHARED %s tl[(BLOCK / TPR) * %d];\n  KG_SHARED long tlb[BLOCK / TPR];",
+      half_cl and "ushort" or kg.ctype(spec, x.dtype), N + 1)
     B("  const long row0 = KG_BID(0) * (BLOCK / TPR);")
     B("  const int rl = tid / TPR;")
     B(string.format("  if (tid < BLOCK / TPR) {\n    if (row0 + tid < %dL) {\n%s\n      tlb[tid] = %s;\n    } else tlb[tid] = -1L;\n  }",
       g.rows, table.concat(split0, "\n"), offs(x, xi0)))
     B("  KG_BARRIER();")
+    B("  #pragma unroll 4")
     B(string.format("  for (int e = tid; e < (BLOCK / TPR) * %d; e += BLOCK) {", N))
     B(string.format("    const int r = e %% (BLOCK / TPR), j = e / (BLOCK / TPR);"))
-    B(string.format("    tl[r * %d + j] = tlb[r] >= 0L ? %s : 0.0f;", N + 1,
-      kg.load(spec, x.dtype, x.cname, "tlb[r] + (long)j * " .. sx .. "L")))
+    B("    " .. kg.store(spec, x.dtype, tlp, "r * " .. (N + 1) .. " + j",
+      "tlb[r] >= 0L ? " .. kg.load(spec, x.dtype, x.cname, "tlb[r] + (long)j * " .. sx .. "L") .. " : 0.0f"))
     B("  }")
     B("  KG_BARRIER();")
   end
