@@ -1416,6 +1416,7 @@ int cmd_tune(const Options *o)
         if (crc == 130 || interrupted) {
             fprintf(stderr, "\nkgen: interrupted; the trials measured so far "
                     "are in the cache\n");
+            db_run_end(T.db, T.run, "interrupted");
             rc = 130;
             goto out;
         }
