@@ -523,6 +523,37 @@ end
 --        x): M-major panels of 64 rows, each k a 128-byte row of 8 chunks
 --        swizzled like the K-major tile, which wgmma reads transposed
 --        (f16/bf16 only, as is the whole path)
+-- a dilated conv whose input rows (t) are contiguous in aligned runs of 8:
+-- a_desc's "m" panels through a staging buffer.  Each K tile of 64 values
+-- of k = (ci, tap) lands as the raw rows ci it reads, t0 - CV_PADA ..
+-- t0 + BM + ..., 16 bytes at a time (zero outside [0, Tin)), and the pass
+-- over the landed stage builds every panel row from its raw row, shifted
+-- by tap * dilation - padding.  The raw rows are read once for all taps.
+-- A row tile must not cross a batch entry (T % BM == 0, constraints).
+local function conv_geom(P)
+  local A = P.A
+  if A.kind ~= "conv" or A.stride ~= 1 or A.sxT ~= 1 or A.x.dtype ~= P.dt then return nil end
+  for _, v in ipairs({ A.Tin, A.Tout, A.sxB, A.sxC, A.off }) do
+    if v % 8 ~= 0 then return nil end
+  end
+  local g = { KS = A.KS, dil = A.dil, pad = A.pad }
+  g.pada = (A.pad + 7) // 8 * 8
+  g.sh0 = g.pada - A.pad
+  g.shmax = g.sh0 + (A.KS - 1) * A.dil
+  g.nch = 0   -- raw rows a K tile of 64 reads, at most
+  for i = 0, A.KS - 1 do
+    local k0 = 64 * i
+    g.nch = math.max(g.nch, (k0 + 63) // A.KS - k0 // A.KS + 1)
+  end
+  return g
+end
+
+-- the raw row's length in the staging buffer (the pass reads 16 bytes past
+-- the last shifted run)
+local function conv_w(g, BM)
+  return (BM + g.shmax + 7) // 8 * 8 + 8
+end
+
 local function a_desc(P, design)
   if design.path ~= "wgmma" or design.ln == "fold" or a_ss(P, design) then return nil end
   local A = P.A
@@ -537,8 +568,22 @@ local function a_desc(P, design)
     return runs(A.mp) and "m" or nil
   elseif A.kind == "gated" then
     return runs(A.gate) and runs(A.filt) and "m" or nil
+  elseif A.kind == "conv" then
+    return conv_geom(P) and "m" or nil
   end
   return nil
+end
+
+-- elements of the second buffer of each a_desc stage: gated's filter half,
+-- the conv's raw rows
+local function a_fst(P, cfg)
+  if not a_desc(P, cfg) then return 0 end
+  if P.A.kind == "gated" then return cfg.BM * cfg.BK end
+  if P.A.kind == "conv" then
+    local g = conv_geom(P)
+    return g.nch * conv_w(g, cfg.BM)
+  end
+  return 0
 end
 
 -- is the output's row axis the contiguous one (a conv's [B, C, T] out)?
@@ -573,8 +618,8 @@ end
 local function wgmma_smem(P, cfg)
   local asz = (a_ss(P, cfg) or a_desc(P, cfg)) and cfg.BM * cfg.BK or
     a_trans(P, cfg) and cfg.BK * (cfg.BM + 8) or cfg.BM * (cfg.BK + 8)
-  -- gated's filter half lands beside the gate half
-  if a_desc(P, cfg) and P.A.kind == "gated" then asz = 2 * asz end
+  -- gated's filter half lands beside the gate half, the conv's raw rows
+  asz = asz + a_fst(P, cfg)
   local ct = out_mfast(P) and cfg.BN * (cfg.BM + 4) or cfg.BM * (cfg.BN + 4)
   return math.max(cfg.STAGES * (asz + cfg.BN * cfg.BK) * 2, 4 * ct) + 1024
 end
@@ -622,6 +667,7 @@ end
 -- preprocessor's GEMM_CREG (emit_wgmma) is the same sum (WM, WN are knobs).
 local function ws_preg(P, cfg)
   if not a_desc(P, cfg) or P.A.kind == "strided" then return 40 end
+  if P.A.kind == "conv" then return 56 end
   return P.A.kind == "ln" and 64 or 56   -- LayerNorm: gamma, beta of 8 columns
 end
 
@@ -655,6 +701,9 @@ function T.constraints(spec, cfg)
   end
   if cfg.prologue == "smem" and (P.A.kind == "strided" or not a_desc(P, cfg)) then
     return false, "prologue=smem: wgmma with a prologue whose raw A lands by cp.async"
+  end
+  if a_desc(P, cfg) and P.A.kind == "conv" and P.A.Tout % cfg.BM ~= 0 then
+    return false, "the conv's panels: a row tile within one batch entry (T % BM == 0)"
   end
   if cfg.sched == "ws" then
     if cfg.path ~= "wgmma" then return false, "sched=ws is a wgmma schedule" end
@@ -2085,10 +2134,33 @@ local function adesc_code(spec, P, design, mode)
     early = loader_swz(spec, P, design, "A")
   elseif A.kind == "gated" then
     early = loader_mpanel(A.gate, "as_w", design, ct) .. loader_mpanel(A.filt, "fs_w", design, ct)
+  elseif A.kind == "conv" then
+    early = kg.line() .. "\n" .. fill([[
+      {
+        const long cb = m0 / $tout, t0 = m0 % $tout - GEMM_CV_PADA, c0 = k0 / GEMM_CV_KS;
+        #pragma unroll$u
+        for (int e = tid; e < GEMM_CV_NCH * (GEMM_CV_W / 8); e += GEMM_LT) {
+          const int r = e / (GEMM_CV_W / 8), c = e % (GEMM_CV_W / 8);
+          const long ci = c0 + r, t = t0 + c * 8;
+          const int in = ci < $cig && t >= 0 && t < $tin;
+          kg_gemm_cp16(fs_w + r * GEMM_CV_W + c * 8,
+                       in ? $x + ($off + cb * $sxb + (z * $cig + ci) * $sxc + t) : $x, in);
+        }
+      }
+]], { tout = lit(A.Tout), tin = lit(A.Tin), cig = lit(A.Cig), x = A.x.cname, off = lit(A.off),
+      sxb = lit(A.sxB), sxc = lit(A.sxC), u = unroll(design) })
   else
     early = loader_mpanel(A.mp, "as_w", design, ct)
   end
-  if A.kind == "gated" then
+  if A.kind == "conv" then
+    -- k past K: zeros (B is zero there too)
+    body = [[
+          const int ci = (int)(k / GEMM_CV_KS - k0 / GEMM_CV_KS);
+          const int sh = (int)(k % GEMM_CV_KS) * GEMM_CV_DIL + GEMM_CV_SH0 + mc * 8;
+          const uint4 *src = (const uint4 *)(fs_x + ci * GEMM_CV_W + (sh & ~7));
+          const uint4 v = kg_cv_shift(src[0], src[1], sh & 7);
+          *(uint4 *)(as_x + o) = k < GEMM_K ? v : make_uint4(0u, 0u, 0u, 0u);]]
+  elseif A.kind == "gated" then
     body = "          uint4 *p = (uint4 *)(as_x + o);\n" ..
       "          const uint4 gq = *p, fq = *(const uint4 *)(fs_x + o);\n" ..
       gated_pairs(spec, dt, "gq", "fq", "zq") .. "          *p = zq;"
@@ -2371,7 +2443,7 @@ local wgmma_xf_loop = [[
       if (s < GEMM_KT) {
         $ct *as_w = gemm_as + s * $ast;
         $ct *bs_w = gemm_bs + s * BN * BK;
-        $ct *fs_w = gemm_fs + s * $ast;
+        $ct *fs_w = gemm_fs + s * GEMM_FST;
         const long k0 = (long)s * BK;
         (void)as_w; (void)fs_w; (void)k0;
 $early
@@ -2401,7 +2473,7 @@ $mmas
       if (ct + STAGES - 1 < GEMM_KT) {
         $ct *as_w = gemm_as + ws * $ast;
         $ct *bs_w = gemm_bs + ws * BN * BK;
-        $ct *fs_w = gemm_fs + ws * $ast;
+        $ct *fs_w = gemm_fs + ws * GEMM_FST;
         const long k0 = (ct + STAGES - 1) * BK;
         (void)as_w; (void)fs_w; (void)k0;
 $early
@@ -2410,7 +2482,7 @@ $loadb
       kg_gemm_commit();
       if (ct + 1 < GEMM_KT) {
         const long kx = ct + 1;
-        $ct *as_x = gemm_as + ns * $ast, *fs_x = gemm_fs + ns * $ast;
+        $ct *as_x = gemm_as + ns * $ast, *fs_x = gemm_fs + ns * GEMM_FST;
         (void)fs_x;
 $xf
         kg_wg_fence_async();
@@ -2554,6 +2626,39 @@ $mmas
     kg_mb_arrive(&gemm_empty[(it + (unsigned)GEMM_KT - 1u) % STAGES]);
 ]]
 
+-- the macros of a_desc's second buffer and, for the conv, its geometry
+-- (conv_geom) and the shift of its pass: 16 bytes from the 32 of lo, hi
+-- starting e halves in
+local function conv_defs(P, design)
+  local mode = a_desc(P, design)
+  local two = mode and (P.A.kind == "gated" or P.A.kind == "conv")
+  if P.A.kind ~= "conv" or not mode then
+    return "#define GEMM_FST " .. (two and "(BM * BK)" or "0") .. "\n"
+  end
+  local g = conv_geom(P)
+  return kg.line() .. "\n" .. fill([[
+#define GEMM_CV_KS $KS
+#define GEMM_CV_DIL $dil
+#define GEMM_CV_PADA $pada
+#define GEMM_CV_SH0 $sh0
+#define GEMM_CV_NCH $nch
+#define GEMM_CV_W ((BM + $shmax + 7) / 8 * 8 + 8)
+#define GEMM_FST (GEMM_CV_NCH * GEMM_CV_W)
+static __device__ __forceinline__ uint4 kg_cv_shift(uint4 lo, uint4 hi, int e)
+{
+  const bool a = (e & 2) != 0, b = (e & 4) != 0;
+  const unsigned sel = (e & 1) ? 0x5432u : 0x3210u;
+  const unsigned u0 = a ? lo.y : lo.x, u1 = a ? lo.z : lo.y, u2 = a ? lo.w : lo.z,
+                 u3 = a ? hi.x : lo.w, u4 = a ? hi.y : hi.x, u5 = a ? hi.z : hi.y,
+                 u6 = a ? hi.w : hi.z;
+  const unsigned v0 = b ? u2 : u0, v1 = b ? u3 : u1, v2 = b ? u4 : u2, v3 = b ? u5 : u3,
+                 v4 = b ? u6 : u4;
+  return make_uint4(__byte_perm(v0, v1, sel), __byte_perm(v1, v2, sel),
+                    __byte_perm(v2, v3, sel), __byte_perm(v3, v4, sel));
+}
+]], g)
+end
+
 local function emit_wgmma(spec, P, design)
   local dt = P.dt
   local ct = kg.ctype(spec, dt)
@@ -2673,10 +2778,11 @@ local function emit_wgmma(spec, P, design)
     "      kg_bar_sync(4, GEMM_NT + 128);\n" or ""
   local function kernel_ws()
     local body
-    local fsw = P.A.kind == "gated" and "        " .. ct .. " *fs_w = gemm_fs + ws * " .. ast .. ";\n" or ""
+    local two = mode and (P.A.kind == "gated" or P.A.kind == "conv")
+    local fsw = two and "        " .. ct .. " *fs_w = gemm_fs + ws * GEMM_FST;\n" or ""
     if xf ~= "" then
       local xform = fill(wgmma_ws_xform, { ct = ct, ast = ast, xf = xf,
-        fsx = P.A.kind == "gated" and "          " .. ct .. " *fs_x = gemm_fs + xs * " .. ast .. ";\n" or "" })
+        fsx = two and "          " .. ct .. " *fs_x = gemm_fs + xs * GEMM_FST;\n" or "" })
       -- LayerNorm: the row statistics, by the whole block (the consumers
       -- have nothing to do before the first pass over a tile, which needs
       -- them), once the first GEMM_LA tiles' copies are in flight
@@ -2737,8 +2843,8 @@ $lnstats$consumer$pins$epi
       lnstats = lnstats,
       lnsh = design.ln == "prepass" and "  __shared__ float gemm_mean[BM], gemm_rstd[BM];\n" ..
         (ws_ln_gb(P) and "  __shared__ __align__(16) " .. ct .. " gemm_gb[STAGES * 128];  /* ws_ln_gb */\n" or "") or "",
-      fsdecl = P.A.kind == "gated" and "  " .. ct .. " *gemm_fs = gemm_as + STAGES * " .. ast ..
-        ";  /* gated's filter half */\n" or "",
+      fsdecl = two and "  " .. ct .. " *gemm_fs = gemm_as + STAGES * " .. ast ..
+        ";  /* gated's filter half, the conv's raw rows */\n" or "",
       consumer = fill(wgmma_ws_consumer, { ct = ct, ast = ast, mmas = mmas }) })
   end
   local src = {
@@ -2791,14 +2897,14 @@ $lnstats$consumer$pins$epi
 ]] or [[
 #define GEMM_LT GEMM_NT
 #define GEMM_CSYNC() __syncthreads()
-]]) .. ctdef .. "\n",
+]]) .. conv_defs(P, design) .. ctdef .. "\n",
     mma_helpers(spec, P, design),
     wgmma_helpers(spec, P, ss or mode ~= nil, mode == "m") .. (ws and ws_helpers or ""),
     ws and kernel_ws() or kg.line() .. "\n" .. fill([[
 KG_KERNEL void __launch_bounds__(GEMM_NT, MINB) $name(
     $params)
 {
-$smem  $ct *gemm_fs = gemm_as + STAGES * $ast;  /* gated's filter half (a_desc) */
+$smem  $ct *gemm_fs = gemm_as + STAGES * $ast;  /* gated's filter half, the conv's raw rows (a_desc) */
   float *gemm_ct = (float *)gemm_bs;
   (void)gemm_fs;
 $lnsh
