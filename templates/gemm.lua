@@ -2041,10 +2041,11 @@ end
 -- cp.async
 local function loader_swz(spec, P, design, which)
   local o = operand(P, which, design)
-  if design.sched == "ws" and #o.mp.rd <= 1 and not (which == "B" and P.glu) then
-    -- the producer's 128 threads: each keeps one 16-byte column ch of rows
-    -- ri0, ri0 + 16, ...; the rows are one affine axis, so one address per
-    -- thread and K tile and constant steps between its rows
+  if #o.mp.rd <= 1 and not (which == "B" and P.glu) then
+    -- the rows are one affine axis: each thread keeps one 16-byte column
+    -- ch of rows ri0, ri0 + GEMM_LT / 8, ..., so one address per thread
+    -- and K tile and constant steps between its rows (GEMM_LT is a
+    -- multiple of 128: the swizzle's row % 8 stays ri0's)
     local sr = #o.mp.rd == 1 and o.mp.rd[1][2] or 0
     return kg.line() .. "\n" .. fill([[
       {
@@ -2053,15 +2054,16 @@ local function loader_swz(spec, P, design, which)
         const $ct *p = $ptr + ($addr);
         $ct *s = $dst + ri0 * 64 + ((ch ^ (ri0 & 7)) << 3);
         #pragma unroll
-        for (int i = 0; i < $R / 16; i++) {
-          const int in = r + i * 16 < $lim && k < GEMM_K;
-          kg_gemm_cp16(s + i * 1024, in ? p + i * $step : $ptr, in);
-        }
+        for (int i = 0; i < GEMM_CDIV($R, GEMM_LT / 8); i++)
+          if ($R % (GEMM_LT / 8) == 0 || ri0 + i * (GEMM_LT / 8) < $R) {
+            const int in = r + i * (GEMM_LT / 8) < $lim && k < GEMM_K;
+            kg_gemm_cp16(s + i * (GEMM_LT / 8) * 64, in ? p + i * (GEMM_LT / 8) * $step : $ptr, in);
+          }
       }
 ]], { r0 = which == "A" and "m0" or "n0", lim = which == "A" and "GEMM_M" or "GEMM_N",
       R = which == "A" and "BM" or "BN", dst = which == "A" and "as_w" or "bs_w",
       ct = kg.ctype(spec, P.dt), ptr = o.mp.arg.cname, addr = addr(o.mp, "z", "r", "k"),
-      step = (I32 and tostring or lit)(16 * sr) })
+      step = (I32 and tostring or lit)(sr) })
   end
   return kg.line() .. "\n" .. fill([[
       #pragma unroll$u
@@ -2085,10 +2087,10 @@ end
 -- dst: 64 rows to a panel of 64 128-byte k rows, chunk c of row k at
 -- chunk c ^ (k % 8)
 local function loader_mpanel(mp, dst, design, ct)
-  if design.sched == "ws" and #mp.cd <= 1 then
-    -- the producer's 128 threads: each keeps one run of 8 rows (mc) and
-    -- steps along k, which is one affine axis: one address per thread and
-    -- K tile
+  if #mp.cd <= 1 then
+    -- each thread keeps one run of 8 rows (mc) and steps along k, which is
+    -- one affine axis: one address per thread and K tile (GEMM_KP k rows
+    -- a pass)
     local sk = #mp.cd == 1 and mp.cd[1][2] or 0
     return kg.line() .. "\n" .. fill([[
       {
@@ -2096,11 +2098,12 @@ local function loader_mpanel(mp, dst, design, ct)
         const long r0 = m0 + mc * 8, k = k0 + ki0;
         const $ct *p = $ptr + ($addr);
         #pragma unroll
-        for (int i = 0; i < BM / 16; i++) {
-          const int ki = ki0 + i * (1024 / BM);
+        for (int i = 0; i < GEMM_CDIV(BK, GEMM_KP); i++) {
+          const int ki = ki0 + i * GEMM_KP;
           const int in = r0 < GEMM_M && k0 + ki < GEMM_K;
-          kg_gemm_cp16($dst + (mc >> 3) * 4096 + ki * 64 + (((mc & 7) ^ (ki & 7)) << 3),
-                       in ? p + i * (1024 / BM) * $sk : $ptr, in);
+          if (BK % GEMM_KP == 0 || ki < BK)
+            kg_gemm_cp16($dst + (mc >> 3) * 4096 + ki * 64 + (((mc & 7) ^ (ki & 7)) << 3),
+                         in ? p + i * GEMM_KP * $sk : $ptr, in);
         }
       }
 ]], { dst = dst, ptr = mp.arg.cname, addr = addr(mp, "z", "r0", "k"), ct = ct,
@@ -2135,32 +2138,49 @@ local function adesc_code(spec, P, design, mode)
   elseif A.kind == "gated" then
     early = loader_mpanel(A.gate, "as_w", design, ct) .. loader_mpanel(A.filt, "fs_w", design, ct)
   elseif A.kind == "conv" then
+    -- the raw rows: GEMM_CV_NCH rows of GEMM_CV_W / 8 chunks; past Cin
+    -- and outside [0, Tin) zero-filled
     early = kg.line() .. "\n" .. fill([[
       {
-        const long cb = m0 / $tout, t0 = m0 % $tout - GEMM_CV_PADA, c0 = k0 / GEMM_CV_KS;
-        #pragma unroll$u
-        for (int e = tid; e < GEMM_CV_NCH * (GEMM_CV_W / 8); e += GEMM_LT) {
+        const long t0 = m0 % $tout - GEMM_CV_PADA, c0 = k0 / GEMM_CV_KS;
+        const $ct *xb = $x + ($off + m0 / $tout * $sxb + (z * $cig + c0) * $sxc + t0);
+        #pragma unroll
+        for (int i = 0; i < GEMM_CDIV(GEMM_CV_NCH * (GEMM_CV_W / 8), GEMM_LT); i++) {
+          const int e = tid + i * GEMM_LT;
           const int r = e / (GEMM_CV_W / 8), c = e % (GEMM_CV_W / 8);
-          const long ci = c0 + r, t = t0 + c * 8;
-          const int in = ci < $cig && t >= 0 && t < $tin;
-          kg_gemm_cp16(fs_w + r * GEMM_CV_W + c * 8,
-                       in ? $x + ($off + cb * $sxb + (z * $cig + ci) * $sxc + t) : $x, in);
+          const int t = (int)t0 + c * 8;
+          const int in = c0 + r < $cig && t >= 0 && t < $tin;
+          if ((GEMM_CV_NCH * (GEMM_CV_W / 8)) % GEMM_LT == 0 || e < GEMM_CV_NCH * (GEMM_CV_W / 8))
+            kg_gemm_cp16(fs_w + r * GEMM_CV_W + c * 8, in ? xb + ((long)r * $sxc + c * 8) : $x, in);
         }
       }
-]], { tout = lit(A.Tout), tin = lit(A.Tin), cig = lit(A.Cig), x = A.x.cname, off = lit(A.off),
-      sxb = lit(A.sxB), sxc = lit(A.sxC), u = unroll(design) })
+]], { tout = lit(A.Tout), tin = tostring(A.Tin), cig = lit(A.Cig), x = A.x.cname, off = lit(A.off),
+      sxb = lit(A.sxB), sxc = lit(A.sxC), ct = ct })
+    -- the pass: each thread keeps one run of 8 rows (mc) and takes k rows
+    -- ki0, ki0 + GEMM_KP, ...; k past K gets zeros (B is zero there too)
+    local xf = kg.line() .. "\n" .. [[
+      {
+        const int k0 = (int)kx * BK, c0 = k0 / GEMM_CV_KS;
+        const int mc = tid % (BM / 8), ki0 = tid / (BM / 8);
+        #pragma unroll
+        for (int i = 0; i < GEMM_CDIV(BK, GEMM_KP); i++) {
+          const int ki = ki0 + i * GEMM_KP, k = k0 + ki;
+          if (BK % GEMM_KP == 0 || ki < BK) {
+            const int ci = k / GEMM_CV_KS - c0;
+            const int sh = (k - (k / GEMM_CV_KS) * GEMM_CV_KS) * GEMM_CV_DIL + GEMM_CV_SH0 + mc * 8;
+            const uint4 *src = (const uint4 *)(fs_x + ci * GEMM_CV_W + (sh & ~7));
+            const uint4 v = kg_cv_shift(src[0], src[1], sh & 7);
+            *(uint4 *)(as_x + (mc >> 3) * 4096 + ki * 64 + (((mc & 7) ^ (ki & 7)) << 3)) =
+              GEMM_K % BK == 0 || k < GEMM_K ? v : make_uint4(0u, 0u, 0u, 0u);
+          }
+        }
+      }
+]]
+    return early, xf
   else
     early = loader_mpanel(A.mp, "as_w", design, ct)
   end
-  if A.kind == "conv" then
-    -- k past K: zeros (B is zero there too)
-    body = [[
-          const int ci = (int)(k / GEMM_CV_KS - k0 / GEMM_CV_KS);
-          const int sh = (int)(k % GEMM_CV_KS) * GEMM_CV_DIL + GEMM_CV_SH0 + mc * 8;
-          const uint4 *src = (const uint4 *)(fs_x + ci * GEMM_CV_W + (sh & ~7));
-          const uint4 v = kg_cv_shift(src[0], src[1], sh & 7);
-          *(uint4 *)(as_x + o) = k < GEMM_K ? v : make_uint4(0u, 0u, 0u, 0u);]]
-  elseif A.kind == "gated" then
+  if A.kind == "gated" then
     body = "          uint4 *p = (uint4 *)(as_x + o);\n" ..
       "          const uint4 gq = *p, fq = *(const uint4 *)(fs_x + o);\n" ..
       gated_pairs(spec, dt, "gq", "fq", "zq") .. "          *p = zq;"
@@ -2865,6 +2885,7 @@ $lnstats$consumer$pins$epi
 #define GEMM_TAI GEMM_CDIV(BK * (BM / 8), GEMM_NT)
 #define GEMM_GLU_G GEMM_WTN
 #define GEMM_KT GEMM_CDIV(GEMM_K, (long)BK)
+#define GEMM_KP (GEMM_LT * 8 / BM)   /* k rows of an M-major panel a pass of GEMM_LT threads fills */
 #if BM % (64 * WM) != 0 || BK != 64 || STAGES < 3
 #error "wgmma needs 64-multiple warpgroup tiles, BK == 64 and STAGES >= 3"
 #endif
