@@ -900,7 +900,14 @@ function T.rank(spec, cfg)
   -- (measured at K = 4096, 2026-11-22: LNC 2 < 4 < 8 < 1)
   local stats = 0
   if ws and cfg.ln == "prepass" then stats = 48 * P.K / cfg.LNC + 6 * P.K * (cfg.LNC - 1) end
-  return spill * rounds * conc * cfg.BM * (cfg.BN * kpad / (ew * et * ek * es * ea) + stats)
+  -- the epilogue: each output's trip through the f32 tile, its math and
+  -- store (and a residual's load), worth about 128 to 256 K steps of one
+  -- MAC; a second block on the SM runs its K loop meanwhile (measured on
+  -- the H100, 2026-11-25: at K = 256 to 512, two 128 x 128 blocks an SM
+  -- beat one 128 x 256 by up to 23%)
+  local ek2 = 128 + (P.res and 64 or 0) + ((P.epi == "gelu" or P.epi == "gated" or P.glu) and 64 or 0)
+  local epi = cfg.BN * ek2 * (conc >= 2 and 0.5 or 1)
+  return spill * rounds * conc * cfg.BM * (cfg.BN * kpad / (ew * et * ek * es * ea) + stats + epi)
 end
 
 function T.launch(spec, cfg)
@@ -2404,13 +2411,30 @@ $val
   end
   local loads = "        float cv[8];\n        " .. two("cv", col("nl0"))
   if P.glu then loads = loads .. "        float gv[8];\n        " .. two("gv", col("nl0") .. " + GEMM_WTN / 2") end
+  -- the residual: GEMM_EU runs' 16-byte loads issued before any of them is
+  -- used (one at a time left each thread waiting a full memory latency per
+  -- run)
+  local prefetch = ""
   if P.res then
-    local cond = P.epi == "gated" and "if (nb < " .. lit(P.C) .. ") " or ""
+    local cond = P.epi == "gated" and " && nb < " .. lit(P.C) or ""
+    prefetch = fill([[
+      uint4 rxa[GEMM_EU];
+      #pragma unroll
+      for (int u = 0; u < GEMM_EU; u++) {
+        const int e = e0 + u * GEMM_NT;
+        $walk
+        const long mb = m0 + ri0, nb = n0 + nl0;
+        rxa[u] = make_uint4(0u, 0u, 0u, 0u);
+        if (e < BM * GEMM_BNL / 8 && mb < GEMM_M && nb < GEMM_N$cond)
+          rxa[u] = *(const uint4 *)($p + ($a));
+      }
+]], { cond = cond, p = P.res.arg.cname, a = addr(P.res, "z", "mb", "nb"),
+      walk = mf and "const int ri0 = e % (BM / 8) * 8, nl0 = e / (BM / 8);" or
+        "const int ri0 = e / (GEMM_BNL / 8), nl0 = e % (GEMM_BNL / 8) * 8;" })
     loads = loads .. fill([[
-        uint4 rxv = make_uint4(0u, 0u, 0u, 0u);
-        $cond rxv = *(const uint4 *)($p + ($a));
+        const uint4 rxv = rxa[u];
         const $ct *rx = (const $ct *)&rxv;
-]], { cond = cond, p = P.res.arg.cname, a = addr(P.res, "z", "mb", "nb"), ct = ct })
+]], { ct = ct })
   end
   local decl, stores = "", {}
   for i, o in ipairs(outs) do
@@ -2432,10 +2456,13 @@ $val
   end
   return head .. fill([[
     #pragma unroll 1
-    for (int e = tid; e < BM * GEMM_BNL / 8; e += GEMM_NT) {
+    for (int e0 = tid; e0 < BM * GEMM_BNL / 8; e0 += GEMM_EU * GEMM_NT) {
+$prefetch      #pragma unroll
+      for (int u = 0; u < GEMM_EU; u++) {
+      const int e = e0 + u * GEMM_NT;
       $walk
       const long mb = m0 + ri0, nb = n0 + nl0;
-      if (mb < GEMM_M && nb < GEMM_N) {
+      if (e < BM * GEMM_BNL / 8 && mb < GEMM_M && nb < GEMM_N) {
 $loads$decl        #pragma unroll
         for (int j = 0; j < 8; j++) {
           const int ri = ri0$rj, nl = nl0$nj;
@@ -2446,8 +2473,9 @@ $val
         }
 $stores
       }
+      }
     }
-]], { walk = mf and "const int ri0 = e % (BM / 8) * 8, nl0 = e / (BM / 8);" or
+]], { prefetch = prefetch, walk = mf and "const int ri0 = e % (BM / 8) * 8, nl0 = e / (BM / 8);" or
         "const int ri0 = e / (GEMM_BNL / 8), nl0 = e % (GEMM_BNL / 8) * 8;",
       loads = loads, decl = decl, rj = mf and " + j" or "", nj = mf and "" or " + j",
       val = val, epi = epilogue(spec, P, io), stores = table.concat(stores, "\n") }), ctdef
@@ -2886,6 +2914,9 @@ $lnstats$consumer$pins$epi
 #define GEMM_GLU_G GEMM_WTN
 #define GEMM_KT GEMM_CDIV(GEMM_K, (long)BK)
 #define GEMM_KP (GEMM_LT * 8 / BM)   /* k rows of an M-major panel a pass of GEMM_LT threads fills */
+/* the staged epilogue's runs of 8 a thread takes per round (at most 4) */
+#define GEMM_EU0 GEMM_CDIV(BM * GEMM_BNL / 8, GEMM_NT)
+#define GEMM_EU (GEMM_EU0 < 4 ? GEMM_EU0 : 4)
 #if BM % (64 * WM) != 0 || BK != 64 || STAGES < 3
 #error "wgmma needs 64-multiple warpgroup tiles, BK == 64 and STAGES >= 3"
 #endif
