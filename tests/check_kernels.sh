@@ -137,6 +137,47 @@ if [ "$mode" = sm_90 ]; then
     rm -rf "$ad"
     verdict "wgmma A through descriptors" "M-major panels, prologues in place"
 fi
+# A dilated conv over [B, C, T] with T % 8 == 0 reaches wgmma through the
+# same M-major panels: with prologue=smem the raw rows of each K tile land
+# once by cp.async and a pass shifts each tap into the panel (kg_cv_shift;
+# dilation 1 pads by 1, so the shift's base is 7 halves into the aligned
+# rows).  A row tile must stay within one batch entry (T % BM == 0): at
+# T = 192 BM = 64 passes and BM = 128 does not; at T = 37 (runs not
+# aligned) no config does.  Both schedules compile at dilations 1 and 12.
+if [ "$mode" = sm_90 ]; then
+    total=$((total + 1))
+    cd_=$(mktemp -d)
+    bad=
+    w=$src/examples/wavenet_layer.pat
+    wk="--kernel k3_conv1d --dim B=2 --dim C=16 --dim H=8"
+    # shellcheck disable=SC2086
+    "$kgen" gen "$w" $wk --dim T=64 --dim DIL=1 --backend cuda --arch sm_90 -o "$cd_/c" \
+        --where path=wgmma --where prologue=smem >/dev/null 2>&1 || bad="$bad gen"
+    for sc in sync ws; do
+        cu="$cd_/c/k3_conv1d.none.wgmma.smem.$sc.cu"
+        for p in 'kg_cv_shift(src[0], src[1], sh & 7)' '#define GEMM_CV_SH0 7' 'p, 1, 1, 1, 0;'; do
+            grep -qF "$p" "$cu" 2>/dev/null || bad="$bad $sc:$p"
+        done
+    done
+    grep -qF 'kg_mb_arrive(&gemm_full[xs]);' "$cd_/c/k3_conv1d.none.wgmma.smem.ws.cu" 2>/dev/null ||
+        bad="$bad ws-arrive"
+    for tb in "192 64 some" "192 128 none" "37 64 none"; do
+        # shellcheck disable=SC2086
+        set -- $tb
+        # shellcheck disable=SC2086
+        n=$("$kgen" space gemm "$w" --arch sm_90 $wk --dim T=$1 --where prologue=smem \
+            --where BM=$2 2>&1 | tail -n 1)
+        case $3:$n in none:*": 0 of "*|some:*" on sm_90: "[1-9]*) ;; *) bad="$bad T$1-BM$2" ;; esac
+    done
+    for dil in 1 12; do
+        # shellcheck disable=SC2086
+        out=$("$kgen" check "$w" $wk --dim T=128 --dim DIL=$dil $args --configs 2 \
+            --where path=wgmma --where prologue=smem 2>&1)
+        [ "$(echo "$out" | grep -c 'ok .*prologue=smem')" -ge 4 ] || { bad="$bad check-dil$dil"; echo "$out"; }
+    done
+    rm -rf "$cd_"
+    verdict "wgmma dilated conv panels" "raw rows staged, taps shifted in place, T % BM enforced"
+fi
 # sched=ws: a producer warpgroup feeds the stages through mbarriers
 # (cp.async arrives on them itself; gated's prologue arrives after its pass)
 # and, with two consumer warpgroups, hands them its registers by
