@@ -1118,6 +1118,7 @@ int cmd_build(const Options *o)
     Arena *a = arena_new();
     Build B = {.o = o, .a = a};
     const char *tmp = NULL, *rtlib = NULL, *inc = NULL;
+    char *made = NULL;          /* the outermost parent of -o created here */
     int rc = 2;
 
     if (!o->arch || !o->out_dir) {
@@ -1216,7 +1217,7 @@ int cmd_build(const Options *o)
         size_t n = strlen(t);
         while (n > 0 && t[n - 1] != 'X')
             n--;
-        if (!mkdtemp(t)) {
+        if (mkdir_parents(o->out_dir, &made, a) || !mkdtemp(t)) {
             fprintf(stderr, "kgen: error: cannot create a directory beside "
                     "%s: %s\n", o->out_dir, strerror(errno));
             rc = 1;
@@ -1270,6 +1271,8 @@ out:
         char *const rm[] = {"rm", "-rf", (char *)tmp, NULL};
         run_cmd(rm, false);
     }
+    if (rc)
+        rmdir_made(o->out_dir, made, a);
     for (int vi = 0; vi < B.nv; vi++)
         for (int ki = 0; B.v[vi].bk && ki < B.v[vi].p->nk; ki++) {
             str_free(&B.v[vi].bk[ki].src);

@@ -205,11 +205,12 @@ int cmd_gen(const Options *o)
     TemplateCache *tc = template_cache_new(a);
     int rc = 2, written = 0;
     char tmp[4200] = "";
+    char *made = NULL;                 /* the outermost parent of -o created here */
     Plan *p = pipeline_plan(o, &d, a);
     if (!p)
         goto out;
     snprintf(tmp, sizeof tmp, "%s.kgen-tmp-%d", o->out_dir, (int)getpid());
-    if (mkdir(tmp, 0777) != 0) {
+    if (mkdir_parents(o->out_dir, &made, a) || mkdir(tmp, 0777) != 0) {
         fprintf(stderr, "kgen: error: cannot create %s: %s\n", tmp, strerror(errno));
         tmp[0] = 0;
         goto out;
@@ -298,6 +299,8 @@ int cmd_gen(const Options *o)
 out:
     if (tmp[0])
         remove_tree(tmp);
+    if (rc)
+        rmdir_made(o->out_dir, made, a);
     template_cache_free(tc);
     diag_free(&d);
     arena_free(a);

@@ -67,6 +67,8 @@ _Noreturn void die_at(const char *file, int line, const char *fmt, ...)
 char *read_file(const char *path, size_t max, size_t *size);
 uint64_t hash64(const void *p, size_t n, uint64_t seed); /* FNV-1a, 64 bit */
 void json_write_str(FILE *fp, const char *s);  /* a quoted JSON string */
+int mkdir_parents(const char *path, char **made, Arena *a);   /* mkdir -p of path's parent */
+void rmdir_made(const char *path, const char *made, Arena *a); /* undo it after a failure */
 
 /* ======================================================================
  * diag.c -- user-facing diagnostics: file:line:col, the line, a caret

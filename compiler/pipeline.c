@@ -129,6 +129,14 @@ Graph *pipeline_graph(const Options *o, Diag *d, Arena *a)
     return g;
 }
 
+static bool has_kernel(const Plan *p, const char *name)
+{
+    for (int i = 0; i < p->nk; i++)
+        if (p->k[i]->kind != K_VIEW && !strcmp(p->k[i]->name, name))
+            return true;
+    return false;
+}
+
 Plan *pipeline_plan(const Options *o, Diag *d, Arena *a)
 {
     Graph *g = pipeline_graph(o, d, a);
@@ -147,6 +155,18 @@ Plan *pipeline_plan(const Options *o, Diag *d, Arena *a)
     }
     step(o, &t, "matched %d pattern instance%s and planned %d kernels",
          p->nmatches, p->nmatches == 1 ? "" : "s", p->nk);
+    if (o->kernel && !has_kernel(p, o->kernel)) {
+        /* a misspelt --kernel would otherwise tune, check or write nothing
+           and succeed */
+        Str names = {0};
+        for (int i = 0; i < p->nk; i++)
+            if (p->k[i]->kind != K_VIEW)
+                str_printf(&names, "%s%s", names.len ? ", " : "", p->k[i]->name);
+        fprintf(stderr, "kgen: error: --kernel %s: %s plans no such kernel (%s)\n",
+                o->kernel, g->name, names.buf ? names.buf : "none");
+        str_free(&names);
+        return NULL;
+    }
     if (want_dump(o, "match")) {
         fprintf(stdout, "# after match: %d match%s\n", p->nmatches,
                 p->nmatches == 1 ? "" : "es");

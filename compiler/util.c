@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct Block {
     struct Block *next;
@@ -292,4 +293,52 @@ void json_write_str(FILE *fp, const char *s)
         }
     }
     fputc('"', fp);
+}
+
+/* Create the missing directories above path, outermost first, as `mkdir
+   -p` would for its parent.  *made is the outermost one created (NULL when
+   none was), for rmdir_made to take back after a failure. */
+int mkdir_parents(const char *path, char **made, Arena *a)
+{
+    *made = NULL;
+    char *p = arena_strdup(a, path);
+    char *end = strrchr(p, '/');
+    if (!end || end == p)
+        return 0;
+    *end = 0;
+    for (char *s = p + 1;; s++) {
+        if (*s && *s != '/')
+            continue;
+        char c = *s;
+        *s = 0;
+        struct stat st;
+        if (stat(p, &st) != 0) {
+            if (mkdir(p, 0777) != 0 && errno != EEXIST)
+                return -1;
+            if (!*made)
+                *made = arena_strdup(a, p);
+        } else if (!S_ISDIR(st.st_mode)) {
+            errno = ENOTDIR;
+            return -1;
+        }
+        *s = c;
+        if (!c)
+            return 0;
+    }
+}
+
+/* Remove the directories mkdir_parents made for path, innermost first;
+   only empty ones go. */
+void rmdir_made(const char *path, const char *made, Arena *a)
+{
+    if (!made)
+        return;
+    char *p = arena_strdup(a, path);
+    size_t n = strlen(made);
+    for (char *end; (end = strrchr(p, '/')) && end > p;) {
+        *end = 0;
+        if (strlen(p) < n)
+            break;
+        rmdir(p);
+    }
 }
