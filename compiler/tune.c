@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include "kgen.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -1126,7 +1127,11 @@ static bool replaces_unfused(const Plan *p, const Kernel *k)
 /* Tune the plan that leaves every optional match unfused: this command
  * again, in a child process, with --unfuse all --unfused-only.  Its exit
  * code, or -1 when it could not run. */
-static int tune_unfused(const Options *o)
+/* Tune the plan without the optional fusions in a child kgen (--unfuse all
+ * --unfused-only).  With --json its document goes to the file at json_out
+ * (NULL: nowhere), for the parent to nest in its own: one document on
+ * stdout. */
+static int tune_unfused(const Options *o, const char *json_out)
 {
     extern char **kgen_argv;
     extern int kgen_argc;
@@ -1149,10 +1154,11 @@ static int tune_unfused(const Options *o)
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (o->json) {
-            /* one JSON document on stdout: the parent's */
-            int null = open("/dev/null", O_WRONLY);
-            if (null >= 0)
-                dup2(null, 1);
+            int fd = json_out ? open(json_out, O_WRONLY | O_TRUNC) : -1;
+            if (fd < 0)
+                fd = open("/dev/null", O_WRONLY);
+            if (fd >= 0)
+                dup2(fd, 1);
         }
         execv("/proc/self/exe", argv);
         _exit(127);
@@ -1167,7 +1173,7 @@ static int tune_unfused(const Options *o)
 
 static void print_summary(const Options *o, const Plan *p, const Summary *s,
                           int n, double secs, const char *dbpath,
-                          const UnfuseChoice *uc, int nuc)
+                          const UnfuseChoice *uc, int nuc, const char *child)
 {
     if (o->json) {
         printf("{\"model\": \"%s\", \"seconds\": %.3f, \"db\": \"%s\", "
@@ -1194,7 +1200,16 @@ static void print_summary(const Options *o, const Plan *p, const Summary *s,
                    isnan(uc[i].fused_ms) ? -1 : uc[i].fused_ms,
                    isnan(uc[i].split_ms) ? -1 : uc[i].split_ms,
                    uc[i].unfuse ? "unfused" : "fused");
-        printf("\n]}\n");
+        printf("\n]");
+        /* the child run's own document (tune_unfused), as it wrote it */
+        size_t len = 0;
+        char *doc = child ? read_file(child, 1 << 24, &len) : NULL;
+        while (doc && len > 0 && isspace((unsigned char)doc[len - 1]))
+            doc[--len] = 0;
+        if (doc && len > 1 && doc[0] == '{' && doc[len - 1] == '}')
+            printf(", \"unfused_run\": %s", doc);
+        free(doc);
+        printf("}\n");
         return;
     }
     printf("%-28s %-44s %10s %8s  %s\n", "kernel", "winner", "ms", "speedup",
@@ -1258,6 +1273,7 @@ int cmd_tune(const Options *o)
                .device_name = "", .driver = "", .compiler = ""};
     T.dev.job = -1;
     TemplateCache *tc = template_cache_new(a);
+    char child_json[4200] = "";          /* the unfused child run's --json */
     Summary *sum = NULL;
     int nsum = 0, rc = 2;
     double t0 = now_s();
@@ -1412,7 +1428,16 @@ int cmd_tune(const Options *o)
     for (int i = 0; i < T.p->nk; i++)
         optional |= kernel_optional(T.p->k[i]);
     if (optional && T.db && !o->unfuse && !o->kernel) {
-        int crc = tune_unfused(o);
+        if (o->json) {
+            snprintf(child_json, sizeof child_json, "%s/kgen-unfused-XXXXXX.json",
+                     getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+            int fd = mkstemps(child_json, 5);
+            if (fd < 0)
+                child_json[0] = 0;
+            else
+                close(fd);
+        }
+        int crc = tune_unfused(o, child_json[0] ? child_json : NULL);
         if (crc == 130 || interrupted) {
             fprintf(stderr, "\nkgen: interrupted; the trials measured so far "
                     "are in the cache\n");
@@ -1433,7 +1458,7 @@ int cmd_tune(const Options *o)
         }
     }
     print_summary(o, T.p, sum, nsum, now_s() - t0, T.db ? db_path(T.db) : NULL,
-                  uc, nuc);
+                  uc, nuc, child_json[0] ? child_json : NULL);
     for (int i = 0; i < nsum; i++)
         if (sum[i].failed) {
             const Count *c = &sum[i].cnt;
@@ -1448,6 +1473,8 @@ int cmd_tune(const Options *o)
         db_run_end(T.db, T.run, failed ? "failed" : "ok");
     rc = failed ? 1 : 0;
 out:
+    if (child_json[0])
+        unlink(child_json);
     for (int i = 0; T.c && i < T.nc; i++)
         if (T.c[i].file)
             unlink(T.c[i].file);

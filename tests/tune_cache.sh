@@ -225,13 +225,15 @@ py "$W/conc.db" "$W/c1.json" "$W/c2.json" "$W/c3.json" <<'EOF' || fail "concurre
 import json, sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-new = sum(k["trials"] for f in sys.argv[2:] for k in json.load(open(f))["kernels"])
+docs = [json.load(open(f)) for f in sys.argv[2:]]
+new = sum(k["trials"] for d in docs for k in d["kernels"])
 # convnext's optional ln_gemm_gelu: its tune ran a child (a run of its own,
-# block 7) that tuned the LayerNorm and gemm_gelu replacing it, which no
-# summary lists
+# block 7) that tuned the LayerNorm and gemm_gelu replacing it, nested in
+# its summary as unfused_run
 child = db.execute("SELECT count(*) FROM trials t JOIN kernels k ON k.id = t.kernel_id "
                    "WHERE k.op LIKE 'rownorm/layernorm#%' OR k.op LIKE 'gemm/gemm_gelu#%'").fetchone()[0]
 assert child > 0, "no trials of the unfused ln_gemm_gelu"
+assert child == sum(k["trials"] for d in docs for k in d.get("unfused_run", {}).get("kernels", [])), child
 assert db.execute("SELECT count(*) FROM runs").fetchone()[0] == 4
 rows = db.execute("SELECT count(*) FROM trials").fetchone()[0]
 assert rows == new + child, (rows, new, child)
@@ -448,6 +450,15 @@ run = {op.split("#")[0]: r for op, r in db.execute(
     "SELECT k.op, w.run_id FROM winners w JOIN kernels k ON k.id = w.kernel_id")}
 assert sorted(run) == ["gemm/gemm_gelu", "gemm/ln_gemm_gelu", "rownorm/layernorm"], run
 assert run["gemm/gemm_gelu"] == run["rownorm/layernorm"] != run["gemm/ln_gemm_gelu"], run
+# and tune --json nests the child's own document, its winners the DB's
+c = s["unfused_run"]
+assert [k["kernel"] for k in c["kernels"]] == ["k0_layernorm", "k1_gemm_gelu"], c
+assert "optional" not in c or c["optional"] == [], c
+ms = {op.split("#")[0]: m for op, m in db.execute(
+    "SELECT k.op, w.median_ms FROM winners w JOIN kernels k ON k.id = w.kernel_id")}
+assert abs(c["kernels"][0]["ms"] - ms["rownorm/layernorm"]) < 1e-4 * ms["rownorm/layernorm"], (c, ms)
+assert abs(c["kernels"][1]["ms"] - ms["gemm/gemm_gelu"]) < 1e-4 * ms["gemm/gemm_gelu"], (c, ms)
+assert abs(c["kernels"][0]["ms"] + c["kernels"][1]["ms"] - u) < 1e-4 * u, (c, o)
 print(o["choice"])
 EOF
 ) || fail "optional: tune's choice"
