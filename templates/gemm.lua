@@ -860,6 +860,8 @@ function T.rank(spec, cfg)
     local frag = cfg.path == "mma" and (tm // 16 * 4 + tn // 8 * 2) or tm // 64 * 4
     if P.dt == "f32" then frag = 2 * frag end
     regs = tm * tn // lanes + frag + 48
+    -- wgmma: ptxas takes about 96 beside the accumulators unless MINB caps it
+    if cfg.path == "wgmma" then regs = tm * tn // lanes + 96 end
     reuse = cfg.path == "mma" and 8 or 16
   end
   smem = smem + ln_extra(P, cfg, nt)
@@ -880,8 +882,19 @@ function T.rank(spec, cfg)
   -- (sched=ws: the producer warpgroup issues no MMAs, and keeps every
   -- stage's loads behind them)
   local ew = math.min(1, conc * (ws and nt - 128 or nt) / 32 / (cfg.path == "simt" and 16 or 8))
+  -- wgmma (fitted to 180 configs of six GEMMs measured on the H100,
+  -- 2026-11-25, docs/performance.md attempt 11): the tensor cores want 4
+  -- consumer warpgroups on an SM (2 when a producer feeds them), and one
+  -- producer starves 4 consumers; a warpgroup's tile tm x tn reads
+  -- 32 (tm + tn) bytes of shared memory per 16 tm tn MACs, which caps it
+  -- below 64 x 64 (et)
+  if cfg.path == "wgmma" then
+    ew = math.min(1, conc * cfg.WM * cfg.WN / (ws and 2 or 4))
+    if ws and cfg.WM * cfg.WN >= 4 then ew = ew / 2 end
+  end
   local i = tm * tn / (tm + tn)
   local et = i / (i + reuse)
+  if cfg.path == "wgmma" then et = i / (i + 32) end
   local ek = cfg.BK / (cfg.BK + 8)
   local es = ws and 1 or 1 - 0.5 / cfg.STAGES   -- loads in flight behind the MMAs
   -- an A staged through registers (a prologue, a transposed or strided
@@ -889,8 +902,12 @@ function T.rank(spec, cfg)
   local ea = 1
   if cfg.path ~= "simt" and not fast(spec, P, operand(P, "A", cfg), cfg) and
       not a_desc(P, cfg) then
-    ea = 1 / (1 + cfg.BM * cfg.BK / (8 * nt))
+    ea = 1 / (1 + cfg.BM * cfg.BK / ((cfg.path == "wgmma" and 32 or 8) * nt))
   end
+  -- a_desc's pass over each landed A tile (a prologue, the conv's shifts):
+  -- about 64 columns' worth of MMA time per row, whatever BN
+  local pass = 0
+  if a_desc(P, cfg) and P.A.kind ~= "strided" then pass = 64 end
   -- split-K: a slice of K per block, and the cluster's reduction (about
   -- 16 K steps' worth of time per extra block)
   local kpad = kg.cdiv(kg.cdiv(P.K, cfg.BK), split) * cfg.BK + 16 * (split - 1)
@@ -907,7 +924,7 @@ function T.rank(spec, cfg)
   -- beat one 128 x 256 by up to 23%)
   local ek2 = 128 + (P.res and 64 or 0) + ((P.epi == "gelu" or P.epi == "gated" or P.glu) and 64 or 0)
   local epi = cfg.BN * ek2 * (conc >= 2 and 0.5 or 1)
-  return spill * rounds * conc * cfg.BM * (cfg.BN * kpad / (ew * et * ek * es * ea) + stats + epi)
+  return spill * rounds * conc * cfg.BM * ((cfg.BN + pass) * kpad / (ew * et * ek * es * ea) + stats + epi)
 end
 
 function T.launch(spec, cfg)
