@@ -883,13 +883,14 @@ function T.rank(spec, cfg)
   -- stage's loads behind them)
   local ew = math.min(1, conc * (ws and nt - 128 or nt) / 32 / (cfg.path == "simt" and 16 or 8))
   -- wgmma (fitted to 180 configs of six GEMMs measured on the H100,
-  -- 2026-11-25, docs/performance.md attempt 11): the tensor cores want 4
-  -- consumer warpgroups on an SM (2 when a producer feeds them), and one
-  -- producer starves 4 consumers; a warpgroup's tile tm x tn reads
+  -- 2026-11-25, docs/performance.md attempt 11): at K up to 1024, where
+  -- the epilogue weighs, the tensor cores want 4 consumer warpgroups on an
+  -- SM (else 2, and 2 when a producer feeds them), and one producer
+  -- starves 4 consumers; a warpgroup's tile tm x tn reads
   -- 32 (tm + tn) bytes of shared memory per 16 tm tn MACs, which caps it
   -- below 64 x 64 (et)
   if cfg.path == "wgmma" then
-    ew = math.min(1, conc * cfg.WM * cfg.WN / (ws and 2 or 4))
+    ew = math.min(1, conc * cfg.WM * cfg.WN / ((ws or P.K > 1024) and 2 or 4))
     if ws and cfg.WM * cfg.WN >= 4 then ew = ew / 2 end
   end
   local i = tm * tn / (tm + tn)
