@@ -58,9 +58,11 @@
 --         [B, C, T], a transposed view) into M-major swizzled panels that
 --         wgmma reads transposed; with design prologue=smem, gated's y and
 --         LayerNorm's x land the same way and the prologue runs over the
---         landed tile in place, a K tile ahead of the MMAs (a_desc).  Any
---         other A (prologue=regs, the dilated conv, unaligned rows) is
---         staged as on the mma path and read into registers by ldmatrix;
+--         landed tile in place, a K tile ahead of the MMAs (a_desc), and a
+--         dilated or padded conv lands the raw input rows its K tile reads
+--         beside the panel and a pass shifts each tap into it (conv_geom).
+--         Any other A (prologue=regs, unaligned rows) is staged as on the
+--         mma path and read into registers by ldmatrix;
 --         B is copied by cp.async into the 128-byte-swizzled K-major layout
 --         wgmma reads through a shared-memory descriptor (BK = 64: one
 --         128-byte row per B row).  The MMAs of one stage run while the
