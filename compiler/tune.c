@@ -1154,7 +1154,7 @@ static int tune_unfused(const Options *o, const char *json_out)
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (o->json) {
-            int fd = json_out ? open(json_out, O_WRONLY | O_TRUNC) : -1;
+            int fd = json_out ? open(json_out, O_WRONLY | O_CREAT | O_TRUNC, 0600) : -1;
             if (fd < 0)
                 fd = open("/dev/null", O_WRONLY);
             if (fd >= 0)
@@ -1273,7 +1273,7 @@ int cmd_tune(const Options *o)
                .device_name = "", .driver = "", .compiler = ""};
     T.dev.job = -1;
     TemplateCache *tc = template_cache_new(a);
-    char child_json[4200] = "";          /* the unfused child run's --json */
+    char child_json[300] = "";           /* the unfused child run's --json, in T.tmpdir */
     Summary *sum = NULL;
     int nsum = 0, rc = 2;
     double t0 = now_s();
@@ -1428,15 +1428,8 @@ int cmd_tune(const Options *o)
     for (int i = 0; i < T.p->nk; i++)
         optional |= kernel_optional(T.p->k[i]);
     if (optional && T.db && !o->unfuse && !o->kernel) {
-        if (o->json) {
-            snprintf(child_json, sizeof child_json, "%s/kgen-unfused-XXXXXX.json",
-                     getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-            int fd = mkstemps(child_json, 5);
-            if (fd < 0)
-                child_json[0] = 0;
-            else
-                close(fd);
-        }
+        if (o->json)
+            snprintf(child_json, sizeof child_json, "%s/unfused.json", T.tmpdir);
         int crc = tune_unfused(o, child_json[0] ? child_json : NULL);
         if (crc == 130 || interrupted) {
             fprintf(stderr, "\nkgen: interrupted; the trials measured so far "

@@ -576,16 +576,18 @@ local function a_desc(P, design)
   return nil
 end
 
--- elements of the second buffer of each a_desc stage: gated's filter half,
--- the conv's raw rows
+-- does each a_desc stage have a second buffer (gated's filter half, the
+-- conv's raw rows)?
+local function a_two(P, design)
+  return a_desc(P, design) ~= nil and (P.A.kind == "gated" or P.A.kind == "conv")
+end
+
+-- elements of that buffer
 local function a_fst(P, cfg)
-  if not a_desc(P, cfg) then return 0 end
+  if not a_two(P, cfg) then return 0 end
   if P.A.kind == "gated" then return cfg.BM * cfg.BK end
-  if P.A.kind == "conv" then
-    local g = conv_geom(P)
-    return g.nch * conv_w(g, cfg.BM)
-  end
-  return 0
+  local g = conv_geom(P)
+  return g.nch * conv_w(g, cfg.BM)
 end
 
 -- is the output's row axis the contiguous one (a conv's [B, C, T] out)?
@@ -896,8 +898,7 @@ function T.rank(spec, cfg)
     if ws and cfg.WM * cfg.WN >= 4 then ew = ew / 2 end
   end
   local i = tm * tn / (tm + tn)
-  local et = i / (i + reuse)
-  if cfg.path == "wgmma" then et = i / (i + 32) end
+  local et = i / (i + (cfg.path == "wgmma" and 32 or reuse))
   local ek = cfg.BK / (cfg.BK + 8)
   local es = ws and 1 or 1 - 0.5 / cfg.STAGES   -- loads in flight behind the MMAs
   -- an A staged through registers (a prologue, a transposed or strided
@@ -2129,7 +2130,7 @@ local function loader_mpanel(mp, dst, design, ct)
           const int ki = ki0 + i * GEMM_KP;
           const int in = r0 < GEMM_M && k0 + ki < GEMM_K;
           if (BK % GEMM_KP == 0 || ki < BK)
-            kg_gemm_cp16($dst + (mc >> 3) * 4096 + ki * 64 + (((mc & 7) ^ (ki & 7)) << 3),
+            kg_gemm_cp16($dst + GEMM_MP(mc, ki),
                          in ? p + i * GEMM_KP * $sk : $ptr, in);
         }
       }
@@ -2144,7 +2145,7 @@ local function loader_mpanel(mp, dst, design, ct)
           const int ki = e / (BM / 8), mc = e % (BM / 8);
           const long r0 = m0 + mc * 8, k = k0 + ki;
           const int in = r0 < GEMM_M && k < GEMM_K;
-          kg_gemm_cp16($dst + (mc >> 3) * 4096 + ki * 64 + (((mc & 7) ^ (ki & 7)) << 3),
+          kg_gemm_cp16($dst + GEMM_MP(mc, ki),
                        in ? $ptr + ($addr) : $ptr, in);
         }
       }
@@ -2197,7 +2198,7 @@ local function adesc_code(spec, P, design, mode)
             const int sh = (k - (k / GEMM_CV_KS) * GEMM_CV_KS) * GEMM_CV_DIL + GEMM_CV_SH0 + mc * 8;
             const uint4 *src = (const uint4 *)(fs_x + ci * GEMM_CV_W + (sh & ~7));
             const uint4 v = kg_cv_shift(src[0], src[1], sh & 7);
-            *(uint4 *)(as_x + (mc >> 3) * 4096 + ki * 64 + (((mc & 7) ^ (ki & 7)) << 3)) =
+            *(uint4 *)(as_x + GEMM_MP(mc, ki)) =
               GEMM_K % BK == 0 || k < GEMM_K ? v : make_uint4(0u, 0u, 0u, 0u);
           }
         }
@@ -2251,7 +2252,7 @@ $pre          #pragma unroll
           const int o = ri * 64 + ((ch ^ (ri & 7)) << 3);
           const long k = k0 + ch * 8;]] or [[
           const int ki = e / (BM / 8), mc = e % (BM / 8);
-          const int o = (mc >> 3) * 4096 + ki * 64 + (((mc & 7) ^ (ki & 7)) << 3);
+          const int o = GEMM_MP(mc, ki);
           const long k = k0 + ki;]]
   local xf = kg.line() .. "\n" .. fill([[
       {
@@ -2434,6 +2435,8 @@ $val
   -- the residual: GEMM_EU runs' 16-byte loads issued before any of them is
   -- used (one at a time left each thread waiting a full memory latency per
   -- run)
+  local walk = mf and "const int ri0 = e % (BM / 8) * 8, nl0 = e / (BM / 8);" or
+    "const int ri0 = e / (GEMM_BNL / 8), nl0 = e % (GEMM_BNL / 8) * 8;"
   local prefetch = ""
   if P.res then
     local cond = P.epi == "gated" and " && nb < " .. lit(P.C) or ""
@@ -2448,9 +2451,7 @@ $val
         if (e < BM * GEMM_BNL / 8 && mb < GEMM_M && nb < GEMM_N$cond)
           rxa[u] = *(const uint4 *)($p + ($a));
       }
-]], { cond = cond, p = P.res.arg.cname, a = addr(P.res, "z", "mb", "nb"),
-      walk = mf and "const int ri0 = e % (BM / 8) * 8, nl0 = e / (BM / 8);" or
-        "const int ri0 = e / (GEMM_BNL / 8), nl0 = e % (GEMM_BNL / 8) * 8;" })
+]], { cond = cond, p = P.res.arg.cname, a = addr(P.res, "z", "mb", "nb"), walk = walk })
     loads = loads .. fill([[
         const uint4 rxv = rxa[u];
         const $ct *rx = (const $ct *)&rxv;
@@ -2495,8 +2496,7 @@ $stores
       }
       }
     }
-]], { prefetch = prefetch, walk = mf and "const int ri0 = e % (BM / 8) * 8, nl0 = e / (BM / 8);" or
-        "const int ri0 = e / (GEMM_BNL / 8), nl0 = e % (GEMM_BNL / 8) * 8;",
+]], { prefetch = prefetch, walk = walk,
       loads = loads, decl = decl, rj = mf and " + j" or "", nj = mf and "" or " + j",
       val = val, epi = epilogue(spec, P, io), stores = table.concat(stores, "\n") }), ctdef
 end
@@ -2698,9 +2698,8 @@ $mmas
 -- (conv_geom) and the shift of its pass: 16 bytes from the 32 of lo, hi
 -- starting e halves in
 local function conv_defs(P, design)
-  local mode = a_desc(P, design)
-  local two = mode and (P.A.kind == "gated" or P.A.kind == "conv")
-  if P.A.kind ~= "conv" or not mode then
+  local two = a_two(P, design)
+  if P.A.kind ~= "conv" or not two then
     return "#define GEMM_FST " .. (two and "(BM * BK)" or "0") .. "\n"
   end
   local g = conv_geom(P)
@@ -2846,7 +2845,7 @@ local function emit_wgmma(spec, P, design)
     "      kg_bar_sync(4, GEMM_NT + 128);\n" or ""
   local function kernel_ws()
     local body
-    local two = mode and (P.A.kind == "gated" or P.A.kind == "conv")
+    local two = a_two(P, design)
     local fsw = two and "        " .. ct .. " *fs_w = gemm_fs + ws * GEMM_FST;\n" or ""
     if xf ~= "" then
       local xform = fill(wgmma_ws_xform, { ct = ct, ast = ast, xf = xf,
@@ -2934,6 +2933,9 @@ $lnstats$consumer$pins$epi
 #define GEMM_GLU_G GEMM_WTN
 #define GEMM_KT GEMM_CDIV(GEMM_K, (long)BK)
 #define GEMM_KP (GEMM_LT * 8 / BM)   /* k rows of an M-major panel a pass of GEMM_LT threads fills */
+/* an M-major panel's element offset of the run of 8 rows mc at k row ki:
+   64 rows a panel, chunk mc % 8 of row ki swizzled by ki % 8 */
+#define GEMM_MP(mc, ki) (((mc) >> 3) * 4096 + (ki) * 64 + ((((mc) & 7) ^ ((ki) & 7)) << 3))
 /* the staged epilogue's runs of 8 a thread takes per round (at most 4) */
 #define GEMM_EU0 GEMM_CDIV(BM * GEMM_BNL / 8, GEMM_NT)
 #define GEMM_EU (GEMM_EU0 < 4 ? GEMM_EU0 : 4)
