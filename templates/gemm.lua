@@ -102,7 +102,8 @@ local T = {
     ln = { "none", "prepass", "fold" },
     path = { "mma", "simt", "wgmma" },
     prologue = { "regs", "smem" },   -- wgmma: where A's prologue runs (a_desc)
-    sched = { "sync", "ws" },        -- wgmma: one team, or a producer warpgroup (ws)
+    sched = { "sync", "ws", "pp" },  -- wgmma: one team, a producer warpgroup (ws), or that and
+                                     -- two consumers on alternate tiles of a persistent block (pp)
   },
   tuning = {
     BM = { 16, 32, 64, 128, 256 },
@@ -624,8 +625,13 @@ local function wgmma_smem(P, cfg)
     a_trans(P, cfg) and cfg.BK * (cfg.BM + 8) or cfg.BM * (cfg.BK + 8)
   -- gated's filter half lands beside the gate half, the conv's raw rows
   asz = asz + a_fst(P, cfg)
+  local stages = cfg.STAGES * (asz + cfg.BN * cfg.BK) * 2
+  if cfg.sched == "pp" then
+    -- each consumer's own f32 tile of 64 rows beside the stages
+    return stages + 2 * 4 * (out_mfast(P) and cfg.BN * 68 or 64 * (cfg.BN + 4)) + 1024
+  end
   local ct = out_mfast(P) and cfg.BN * (cfg.BM + 4) or cfg.BM * (cfg.BN + 4)
-  return math.max(cfg.STAGES * (asz + cfg.BN * cfg.BK) * 2, 4 * ct) + 1024
+  return math.max(stages, 4 * ct) + 1024
 end
 
 -- shared memory of the mma path as launched: the stages, or under split-K
@@ -676,7 +682,7 @@ local function ws_preg(P, cfg)
 end
 
 local function ws_regs(P, cfg)
-  local nc = cfg.WM * cfg.WN
+  local nc = cfg.sched == "pp" and 2 or cfg.WM * cfg.WN
   if nc == 1 then return math.min(255, 65536 // (256 * cfg.MINB)) end
   local pr = ws_preg(P, cfg)
   local r = 65536 // (128 * (nc + 1)) // 8 * 8
@@ -686,6 +692,7 @@ end
 local function threads(cfg)
   if cfg.path == "mma" then return 32 * cfg.WM * cfg.WN end
   if cfg.path == "wgmma" then
+    if cfg.sched == "pp" then return 384 end
     return 128 * (cfg.WM * cfg.WN + (cfg.sched == "ws" and 1 or 0))
   end
   return (cfg.BM // cfg.TM) * (cfg.BN // cfg.TN)
@@ -708,6 +715,13 @@ function T.constraints(spec, cfg)
   end
   if a_desc(P, cfg) and P.A.kind == "conv" and P.A.Tout % cfg.BM ~= 0 then
     return false, "the conv's panels: a row tile within one batch entry (T % BM == 0)"
+  end
+  if cfg.sched == "pp" then
+    if cfg.path ~= "wgmma" then return false, "sched=pp is a wgmma schedule" end
+    if cfg.ln ~= "none" then return false, "sched=pp: no LayerNorm" end
+    if not (a_ss(P, cfg) or a_desc(P, cfg)) then
+      return false, "sched=pp: A must reach wgmma through a descriptor"
+    end
   end
   if cfg.sched == "ws" then
     if cfg.path ~= "wgmma" then return false, "sched=ws is a wgmma schedule" end
@@ -781,10 +795,18 @@ function T.constraints(spec, cfg)
     end
     if cfg.SPLITK ~= 1 then return false, "SPLITK is an mma knob" end
     if cfg.STAGES < 3 then return false, "wgmma pipelines at least 3 stages" end
-    if cfg.STAGES > kg.cdiv(P.K, BK) + 2 then return false, "more stages than K tiles to fill them" end
+    -- (sched=pp: the ring runs on into the next tile)
+    if cfg.sched ~= "pp" and cfg.STAGES > kg.cdiv(P.K, BK) + 2 then
+      return false, "more stages than K tiles to fill them"
+    end
     if cfg.TM ~= 1 or cfg.TN ~= 1 then return false, "TM, TN are simt knobs" end
     if cfg.sched == "ws" and cfg.WM * cfg.WN > 1 and cfg.MINB ~= 1 then
       return false, "sched=ws with setmaxnreg: one block per SM"
+    end
+    if cfg.sched == "pp" then
+      if cfg.MINB ~= 1 then return false, "sched=pp: one persistent block per SM" end
+      if cfg.WM ~= 1 or cfg.WN ~= 1 then return false, "sched=pp: a consumer warpgroup per tile" end
+      if BM > 128 then return false, "sched=pp: BM of 64 or 128" end
     end
     local nt = threads(cfg)
     if nt > spec.limits.threads then return false, "more threads than the device allows" end
@@ -797,7 +819,7 @@ function T.constraints(spec, cfg)
     if acc > 128 then return false, "more than 128 accumulators per thread" end
     -- about 96 registers go to addresses, A fragments and the epilogue
     -- (ws: no A fragments, no loads)
-    if cfg.sched == "ws" then
+    if cfg.sched ~= "sync" then
       if acc + 64 > ws_regs(P, cfg) then return false, "too few registers per consumer thread" end
     elseif acc + 96 > math.min(255, 65536 // nt) then
       return false, "too few registers per thread"
@@ -851,7 +873,8 @@ function T.rank(spec, cfg)
   local split = cfg.path == "mma" and cfg.SPLITK or 1
   local tiles = tiles_mn(P, cfg) * P.Z * split
   local nt = threads(cfg)
-  local ws = cfg.path == "wgmma" and cfg.sched == "ws"
+  local pp = cfg.path == "wgmma" and cfg.sched == "pp"
+  local ws = cfg.path == "wgmma" and cfg.sched == "ws" or pp
   local smem, tm, tn, regs, reuse
   if cfg.path == "simt" then
     smem = simt_smem(cfg)
@@ -874,14 +897,15 @@ function T.rank(spec, cfg)
   if cfg.MINB == 2 then regs = math.min(regs, 65536 // (2 * nt)) end
   -- sched=ws with setmaxnreg: one block takes the whole register file and
   -- moves the producer's share to the consumers (ws_regs)
-  if ws and cfg.WM * cfg.WN > 1 then
+  if ws and (pp or cfg.WM * cfg.WN > 1) then
     regs = 65536 // nt
   end
   local bps = math.min((spec.limits.smem + 1024) // (smem + 1024), 2048 // nt,
     65536 // (nt * regs), 32)
   if bps < 1 then return math.huge end
   local per = kg.cdiv(tiles, units)
-  local conc = math.min(bps, per)
+  -- (sched=pp: one block holds two tiles at a time)
+  local conc = math.min(pp and 2 or bps, per)
   local rounds = kg.cdiv(per, conc)
   -- (sched=ws: the producer warpgroup issues no MMAs, and keeps every
   -- stage's loads behind them)
@@ -927,7 +951,8 @@ function T.rank(spec, cfg)
   -- the H100, 2026-11-25: at K = 256 to 512, two 128 x 128 blocks an SM
   -- beat one 128 x 256 by up to 23%)
   local ek2 = 128 + (P.res and 64 or 0) + ((P.epi == "gelu" or P.epi == "gated" or P.glu) and 64 or 0)
-  local epi = cfg.BN * ek2 * (conc >= 2 and 0.5 or 1)
+  -- (sched=pp: one consumer's epilogue runs beside the other's MMAs)
+  local epi = cfg.BN * ek2 * (conc < 2 and 1 or pp and 0.25 or 0.5)
   return spill * rounds * conc * cfg.BM * ((cfg.BN + pass) * kpad / (ew * et * ek * es * ea) + stats + epi)
 end
 
@@ -940,6 +965,11 @@ function T.launch(spec, cfg)
     tiles = tiles * cfg.SPLITK
   elseif cfg.path == "wgmma" then
     smem = wgmma_smem(P, cfg)
+  end
+  if cfg.path == "wgmma" and cfg.sched == "pp" then
+    -- persistent: a block an SM (or fewer where the tiles are fewer)
+    return { grid = { math.min(tiles * P.Z, spec.limits.units or 80), 1, 1 },
+             block = { threads(cfg), 1, 1 }, smem = smem }
   end
   return { grid = { tiles, 1, math.min(P.Z, 65535) },
            block = { threads(cfg), 1, 1 }, smem = smem }
@@ -1400,8 +1430,10 @@ local function epilogue(spec, P, io)
     if io then return io.st(mp, x) end
     return kg.store(spec, mp.arg.dtype, mp.arg.cname, addr(mp, "z", m, n), x)
   end
-  local function bias(n)
+  -- (io.col: the staged epilogue's per-thread copy of a column vector)
+  local function bias(n, w)
     if not P.bias then return "" end
+    if io and io.col then return " + " .. io.col(w or "b") end
     return " + " .. kg.load(spec, P.bias.arg.dtype, P.bias.arg.cname, addr(P.bias, "z", "0", n))
   end
   if P.epi == "plain" then
@@ -1410,15 +1442,15 @@ local function epilogue(spec, P, io)
     return "const float h = v" .. bias("n") .. ";\n            " ..
       st(P.out, "m", "n", kg.unary(spec, "gelu", "h", { approximate = P.approximate }))
   elseif P.epi == "glu" then
-    return "const float hv = v" .. bias("n") .. ", hg = g" .. bias("(n + " .. lit(P.N) .. ")") ..
+    return "const float hv = v" .. bias("n") .. ", hg = g" .. bias("(n + " .. lit(P.N) .. ")", "g") ..
       ";\n            " .. st(P.out, "m", "n", "hv * " .. kg.unary(spec, P.act, "hg"))
   elseif P.epi == "add" then
     local x = io and io.ld(P.res) or
       kg.load(spec, P.res.arg.dtype, P.res.arg.cname, addr(P.res, "z", "m", "n"))
     local o = "v" .. bias("n")
     if P.cscale then
-      o = "(" .. o .. ") * " ..
-        kg.load(spec, P.cscale.arg.dtype, P.cscale.arg.cname, addr(P.cscale, "z", "0", "n"))
+      o = "(" .. o .. ") * " .. (io and io.col and io.col("s") or
+        kg.load(spec, P.cscale.arg.dtype, P.cscale.arg.cname, addr(P.cscale, "z", "0", "n")))
     end
     return "const float o = " .. o .. ";\n            " .. st(P.out, "m", "n", x .. " + o")
   elseif P.epi == "gated" then
@@ -2061,7 +2093,7 @@ end
 -- producer of sched=ws, which keeps few registers (setmaxnreg) and would
 -- spill the addresses of a whole unrolled tile
 local function unroll(design)
-  return design.sched == "ws" and " 4" or ""
+  return design.sched ~= "sync" and " 4" or ""
 end
 
 -- C code copying the tile of operand `which` for k0 (A: BM rows, B: BN
@@ -2069,12 +2101,18 @@ end
 -- cp.async
 local function loader_swz(spec, P, design, which)
   local o = operand(P, which, design)
-  if #o.mp.rd <= 1 and not (which == "B" and P.glu) then
+  -- gemm_glu's B rows (rowcode): tile row ri0 + 16 i is weight row
+  -- n0 + ri0 + GEMM_GLU_R(i), of output column n0 + ri0 + GEMM_GLU_C(i),
+  -- where 16 rows (GEMM_LT = 128) divide a half of GEMM_GLU_G
+  local glu = which == "B" and P.glu
+  if #o.mp.rd <= 1 and (not glu or design.sched ~= "sync") then
     -- the rows are one affine axis: each thread keeps one 16-byte column
     -- ch of rows ri0, ri0 + GEMM_LT / 8, ..., so one address per thread
     -- and K tile and constant steps between its rows (GEMM_LT is a
     -- multiple of 128: the swizzle's row % 8 stays ri0's)
     local sr = #o.mp.rd == 1 and o.mp.rd[1][2] or 0
+    local ci, ri = "i * (GEMM_LT / 8)", "i * (GEMM_LT / 8)"
+    if glu then ci, ri = "GEMM_GLU_C(i)", "GEMM_GLU_R(i)" end
     return kg.line() .. "\n" .. fill([[
       {
         const int ri0 = tid >> 3, ch = tid & 7;
@@ -2084,11 +2122,11 @@ local function loader_swz(spec, P, design, which)
         #pragma unroll
         for (int i = 0; i < GEMM_CDIV($R, GEMM_LT / 8); i++)
           if ($R % (GEMM_LT / 8) == 0 || ri0 + i * (GEMM_LT / 8) < $R) {
-            const int in = r + i * (GEMM_LT / 8) < $lim && k < GEMM_K;
-            kg_gemm_cp16(s + i * (GEMM_LT / 8) * 64, in ? p + i * (GEMM_LT / 8) * $step : $ptr, in);
+            const int in = r + $ci < $lim && k < GEMM_K;
+            kg_gemm_cp16(s + i * (GEMM_LT / 8) * 64, in ? p + $ri * $step : $ptr, in);
           }
       }
-]], { r0 = which == "A" and "m0" or "n0", lim = which == "A" and "GEMM_M" or "GEMM_N",
+]], { r0 = which == "A" and "m0" or "n0", lim = which == "A" and "GEMM_M" or "GEMM_N", ci = ci, ri = ri,
       R = which == "A" and "BM" or "BN", dst = which == "A" and "as_w" or "bs_w",
       ct = kg.ctype(spec, P.dt), ptr = o.mp.arg.cname, addr = addr(o.mp, "z", "r", "k"),
       step = (I32 and tostring or lit)(sr) })
@@ -2357,6 +2395,12 @@ local function vec_epi(P, mf)
   return P.epi ~= "gated" or P.C % 8 == 0
 end
 
+-- the staged epilogue's passes of GEMM_EM rows (one unless sched=pp)
+local function epi_passes(body)
+  return "    #pragma unroll\n    for (int ec = 0; ec < BM / GEMM_EM; ec++) {\n" ..
+    "    const long me0 = m0 + ec * GEMM_EM;\n" .. body .. "    }\n"
+end
+
 -- the accumulators go through an f32 tile in shared memory (laid out along
 -- the output's contiguous axis), then every thread writes runs of the
 -- output along that axis: 8 elements and one 16-byte store per run where
@@ -2367,15 +2411,20 @@ local function staged_epilogue(spec, P, design)
             GEMM_CT(ri, cj) = acc[mi][ni][h * 2];
             GEMM_CT(ri, cj + 1) = acc[mi][ni][h * 2 + 1];]] or [[
             *(float2 *)&GEMM_CT(ri, cj) = make_float2(acc[mi][ni][h * 2], acc[mi][ni][h * 2 + 1]);]]
-  local ctdef = mf and "#define GEMM_CT(r, c) gemm_ct[(c) * (BM + 4) + (r)]" or
-    "#define GEMM_CT(r, c) gemm_ct[(r) * (BN + 4) + (c)]"
+  -- (sched=pp: each consumer warpgroup stages its tile in passes of
+  -- GEMM_EM = 64 rows through its own f32 tile; else one pass of BM rows
+  -- through a tile over the stages)
+  local ctdef = (mf and "#define GEMM_CT(r, c) gemm_ct[(c) * (GEMM_EM + 4) + (r)]\n" ..
+    "#define GEMM_EST (BN * (GEMM_EM + 4))" or
+    "#define GEMM_CT(r, c) gemm_ct[(r) * (BN + 4) + (c)]\n#define GEMM_EST (GEMM_EM * (BN + 4))")
   local head = kg.line() .. "\n" .. fill([[
     GEMM_CSYNC();
     #pragma unroll
     for (int mi = 0; mi < GEMM_MI; mi++)
       #pragma unroll
       for (int h = 0; h < 2; h++) {
-        const int ri = GEMM_ROW(mi) + (lane >> 2) + h * 8;
+        if (GEMM_EM < BM && mi != ec) continue;
+        const int ri = GEMM_ROW(mi) - ec * GEMM_EM + (lane >> 2) + h * 8;
         #pragma unroll
         for (int ni = 0; ni < GEMM_NI; ni++) {
           const int cj = wn * GEMM_WTN + ni * 8 + (lane & 3) * 2;
@@ -2396,22 +2445,22 @@ $put
       fold_fix(spec, P, "gemm_rq[ri]", "gemm_cw[nl]", "gemm_cb[nl]")
   end
   if not vec_epi(P, mf) then
-    local walk = mf and "const int ri = e % BM, nl = e / BM;" or
+    local walk = mf and "const int ri = e % GEMM_EM, nl = e / GEMM_EM;" or
       "const int ri = e / GEMM_BNL, nl = e % GEMM_BNL;"
     local val = "          " .. (fixv ~= "" and "float" or "const float") ..
       " v = GEMM_CT(ri, " .. col("nl") .. ")" ..
       (P.glu and ", g = GEMM_CT(ri, " .. col("nl") .. " + GEMM_WTN / 2)" or "") .. ";" .. fixv
-    return head .. fill([[
+    return epi_passes(head .. fill([[
     #pragma unroll 4
-    for (int e = tid; e < BM * GEMM_BNL; e += GEMM_NT) {
+    for (int e = tid; e < GEMM_EM * GEMM_BNL; e += GEMM_NT) {
       $walk
-      const long m = m0 + ri, n = n0 + nl;
+      const long m = me0 + ri, n = n0 + nl;
       if (m < GEMM_M && n < GEMM_N) {
 $val
         $epi
       }
     }
-]], { walk = walk, val = val, epi = epilogue(spec, P) }), ctdef
+]], { walk = walk, val = val, epi = epilogue(spec, P) })), ctdef
   end
   -- 8 at a time: the values as two float4 from the tile, the residual as one
   -- 16-byte load, the results packed in registers, then stored
@@ -2424,6 +2473,31 @@ $val
     st = function(mp, x) return kg.store(spec, P.dt, mp == P.out and "pk_o" or "pk_s", "j", x) end,
     ld = function() return kg.load(spec, P.dt, "rx", "j") end,
   }
+  -- along a row (not mf) a thread's runs keep one column group, nl0 =
+  -- tid % (GEMM_BNL / 8) * 8 (GEMM_NT is a multiple of 128): its 8 columns'
+  -- bias, gate bias and scale are loaded once a pass (cc_b, cc_g, cc_s)
+  local colpre = ""
+  if not mf then
+    local vecs = { { "b", P.bias, "n" }, { "g", P.glu and P.bias, "(n + " .. lit(P.N) .. ")" },
+                   { "s", P.cscale, "n" } }
+    for _, v in ipairs(vecs) do
+      if v[2] then
+        colpre = colpre .. fill([[
+    float cc_$w[8];
+    #pragma unroll
+    for (int j = 0; j < 8; j++) {
+      const long n = n0 + tid % (GEMM_BNL / 8) * 8 + j;
+      cc_$w[j] = n < GEMM_N ? $ld : 0.0f;
+    }
+]], { w = v[1], ld = kg.load(spec, v[2].arg.dtype, v[2].arg.cname, addr(v[2], "z", "0", v[3])) })
+      end
+    end
+    if colpre ~= "" then
+      colpre = "#if GEMM_NT % (GEMM_BNL / 8) != 0\n#error \"a thread's runs change column group\"\n#endif\n" ..
+        colpre
+      io.col = function(w) return "cc_" .. w .. "[j]" end
+    end
+  end
   local step = mf and { "ri0 + 4", col("nl0") } or { "ri0", col("nl0") .. " + 4" }
   local function two(dst, c)
     return fill("*(float4 *)&$d[0] = *(const float4 *)&GEMM_CT(ri0, $c);\n" ..
@@ -2435,7 +2509,7 @@ $val
   -- the residual: GEMM_EU runs' 16-byte loads issued before any of them is
   -- used (one at a time left each thread waiting a full memory latency per
   -- run)
-  local walk = mf and "const int ri0 = e % (BM / 8) * 8, nl0 = e / (BM / 8);" or
+  local walk = mf and "const int ri0 = e % (GEMM_EM / 8) * 8, nl0 = e / (GEMM_EM / 8);" or
     "const int ri0 = e / (GEMM_BNL / 8), nl0 = e % (GEMM_BNL / 8) * 8;"
   local prefetch = ""
   if P.res then
@@ -2446,9 +2520,9 @@ $val
       for (int u = 0; u < GEMM_EU; u++) {
         const int e = e0 + u * GEMM_NT;
         $walk
-        const long mb = m0 + ri0, nb = n0 + nl0;
+        const long mb = me0 + ri0, nb = n0 + nl0;
         rxa[u] = make_uint4(0u, 0u, 0u, 0u);
-        if (e < BM * GEMM_BNL / 8 && mb < GEMM_M && nb < GEMM_N$cond)
+        if (e < GEMM_EM * GEMM_BNL / 8 && mb < GEMM_M && nb < GEMM_N$cond)
           rxa[u] = *(const uint4 *)($p + ($a));
       }
 ]], { cond = cond, p = P.res.arg.cname, a = addr(P.res, "z", "mb", "nb"), walk = walk })
@@ -2475,19 +2549,19 @@ $val
       fold_rstd(spec, P, "gemm_rq[ri0]") .. ";\n"
     val = "          float v = rsd * (cv[j] - mu * gemm_cw[nl]) + gemm_cb[nl];"
   end
-  return head .. fill([[
+  return epi_passes(head .. colpre .. fill([[
     #pragma unroll 1
-    for (int e0 = tid; e0 < BM * GEMM_BNL / 8; e0 += GEMM_EU * GEMM_NT) {
+    for (int e0 = tid; e0 < GEMM_EM * GEMM_BNL / 8; e0 += GEMM_EU * GEMM_NT) {
 $prefetch      #pragma unroll
       for (int u = 0; u < GEMM_EU; u++) {
       const int e = e0 + u * GEMM_NT;
       $walk
-      const long mb = m0 + ri0, nb = n0 + nl0;
-      if (e < BM * GEMM_BNL / 8 && mb < GEMM_M && nb < GEMM_N) {
+      const long mb = me0 + ri0, nb = n0 + nl0;
+      if (e < GEMM_EM * GEMM_BNL / 8 && mb < GEMM_M && nb < GEMM_N) {
 $loads$decl        #pragma unroll
         for (int j = 0; j < 8; j++) {
           const int ri = ri0$rj, nl = nl0$nj;
-          const long m = m0 + ri, n = n0 + nl;
+          const long m = me0 + ri, n = n0 + nl;
           (void)m;
 $val
           $epi
@@ -2498,7 +2572,7 @@ $stores
     }
 ]], { prefetch = prefetch, walk = walk,
       loads = loads, decl = decl, rj = mf and " + j" or "", nj = mf and "" or " + j",
-      val = val, epi = epilogue(spec, P, io), stores = table.concat(stores, "\n") }), ctdef
+      val = val, epi = epilogue(spec, P, io), stores = table.concat(stores, "\n") })), ctdef
 end
 
 -- the K loop of a_desc with a prologue: the prologue of K tile ct + 1 runs
@@ -2690,7 +2764,7 @@ $mmas
       kg_wg_wait<1>();
       if (kt > 0) kg_mb_arrive(&gemm_empty[(q - 1u) % STAGES]);
     }
-    kg_wg_wait<0>();
+$turn    kg_wg_wait<0>();
     kg_mb_arrive(&gemm_empty[(it + (unsigned)GEMM_KT - 1u) % STAGES]);
 ]]
 
@@ -2805,7 +2879,8 @@ local function emit_wgmma(spec, P, design)
       kg_wg_commit();]], { afrag = afrag(atr, "af[ks / 16][mi]") })
   end
   local epi, ctdef = staged_epilogue(spec, P, design)
-  local ws = design.sched == "ws"
+  local pp = design.sched == "pp"
+  local ws = design.sched == "ws" or pp
   local pins = [[
     #pragma unroll
     for (int mi = 0; mi < GEMM_MI; mi++)
@@ -2870,6 +2945,59 @@ local function emit_wgmma(spec, P, design)
         landed = "        kg_mb_cp_arrive(&gemm_full[ws]);",
         drain = "      kg_gemm_commit();\n      kg_gemm_wait<0>();" })
     end
+    if pp then
+      -- sched=pp: the ring runs on across the block's tiles; a prologue's
+      -- lagging pass still drains at the end of each tile, else the last
+      -- copies are waited for once
+      body = body:gsub("\n      kg_gemm_commit%(%);\n      kg_gemm_wait<0>%(%);\n$", "\n")
+      local ptile = "      const long z = t / (GEMM_TILES_M * GEMM_TILES_N);\n" ..
+        tile_code:gsub("KG_BID%(0%)", "(t %% (GEMM_TILES_M * GEMM_TILES_N))")
+      return kg.line() .. "\n" .. fill([[
+KG_KERNEL void __launch_bounds__(2 * GEMM_NT + 128, 1) $name(
+    $params)
+{
+$smem$fsdecl  float *const gemm_ep = (float *)(gemm_as + STAGES * ($ast + GEMM_FST));
+  __shared__ __align__(8) unsigned long long gemm_full[STAGES], gemm_empty[STAGES], gemm_turn[2];
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < STAGES; s++) {
+      kg_mb_init(&gemm_full[s], 128);
+      kg_mb_init(&gemm_empty[s], GEMM_NT);
+    }
+    kg_mb_init(&gemm_turn[0], GEMM_NT);
+    kg_mb_init(&gemm_turn[1], GEMM_NT);
+  }
+  __syncthreads();
+  if ((int)threadIdx.x >= 2 * GEMM_NT) {
+$dec    const int tid = (int)threadIdx.x - 2 * GEMM_NT;
+    unsigned it = 0;   /* K tiles through the ring so far */
+    for (long t = KG_BID(0); t < GEMM_TILES; t += KG_GDIM(0)) {
+$ptile$producer
+      it += (unsigned)GEMM_KT;
+    }
+    kg_gemm_commit();
+    kg_gemm_wait<0>();
+  } else {
+$inc    const int cw = (int)threadIdx.x / GEMM_NT;   /* this warpgroup's turn: tiles cw, cw + 2, ... */
+    const int tid = (int)threadIdx.x % GEMM_NT, lane = tid & 31, warp = tid >> 5, wq = warp & 3;
+    const int wm = 0, wn = 0;
+    float *const gemm_ct = gemm_ep + cw * GEMM_EST;
+    unsigned it = (unsigned)cw * (unsigned)GEMM_KT, turn = 0;
+    for (long t = KG_BID(0) + cw * KG_GDIM(0); t < GEMM_TILES; t += 2 * KG_GDIM(0)) {
+$ptile$acczero
+$consumer$pins$epi
+      it += 2u * (unsigned)GEMM_KT;
+    }
+  }
+}
+]], { name = spec.kernel, params = kg.params(spec), ct = ct, ast = ast, ptile = ptile,
+        dec = "    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\\n\" :: \"n\"(GEMM_PREG));\n",
+        inc = "    asm volatile(\"setmaxnreg.inc.sync.aligned.u32 %0;\\n\" :: \"n\"(GEMM_CREG));\n",
+        producer = body, acczero = acc_zero, pins = pins, epi = epi, smem = smem_head,
+        fsdecl = "  " .. ct .. " *gemm_fs = gemm_as + STAGES * " .. ast .. ";\n  (void)gemm_fs;\n",
+        consumer = "      kg_mb_wait(&gemm_turn[cw], (turn & 1u) ^ (cw == 0 ? 1u : 0u));\n" ..
+          fill(wgmma_ws_consumer, { ct = ct, ast = ast, mmas = mmas,
+            turn = "    kg_mb_arrive(&gemm_turn[cw ^ 1]);\n    turn++;\n" }) })
+    end
     return kg.line() .. "\n" .. fill([[
 KG_KERNEL void __launch_bounds__(GEMM_NT + 128, MINB) GEMM_LNCL $name(
     $params)
@@ -2912,7 +3040,7 @@ $lnstats$consumer$pins$epi
         (ws_ln_gb(P) and "  __shared__ __align__(16) " .. ct .. " gemm_gb[STAGES * 128];  /* ws_ln_gb */\n" or "") or "",
       fsdecl = two and "  " .. ct .. " *gemm_fs = gemm_as + STAGES * " .. ast ..
         ";  /* gated's filter half, the conv's raw rows */\n" or "",
-      consumer = fill(wgmma_ws_consumer, { ct = ct, ast = ast, mmas = mmas }) })
+      consumer = fill(wgmma_ws_consumer, { ct = ct, ast = ast, mmas = mmas, turn = "" }) })
   end
   local src = {
     kg.prelude(spec),
@@ -2931,13 +3059,15 @@ $lnstats$consumer$pins$epi
 #define GEMM_MK 16
 #define GEMM_TAI GEMM_CDIV(BK * (BM / 8), GEMM_NT)
 #define GEMM_GLU_G GEMM_WTN
+#define GEMM_GLU_C(i) ((i) * 16 / GEMM_GLU_G * (GEMM_GLU_G / 2) + (i) * 16 % GEMM_GLU_G % (GEMM_GLU_G / 2))
+#define GEMM_GLU_R(i) (GEMM_GLU_C(i) + ((i) * 16 % GEMM_GLU_G >= GEMM_GLU_G / 2 ? GEMM_N : 0L))
 #define GEMM_KT GEMM_CDIV(GEMM_K, (long)BK)
 #define GEMM_KP (GEMM_LT * 8 / BM)   /* k rows of an M-major panel a pass of GEMM_LT threads fills */
 /* an M-major panel's element offset of the run of 8 rows mc at k row ki:
    64 rows a panel, chunk mc % 8 of row ki swizzled by ki % 8 */
 #define GEMM_MP(mc, ki) (((mc) >> 3) * 4096 + (ki) * 64 + ((((mc) & 7) ^ ((ki) & 7)) << 3))
 /* the staged epilogue's runs of 8 a thread takes per round (at most 4) */
-#define GEMM_EU0 GEMM_CDIV(BM * GEMM_BNL / 8, GEMM_NT)
+#define GEMM_EU0 GEMM_CDIV(GEMM_EM * GEMM_BNL / 8, GEMM_NT)
 #define GEMM_EU (GEMM_EU0 < 4 ? GEMM_EU0 : 4)
 #if BM % (64 * WM) != 0 || BK != 64 || STAGES < 3
 #error "wgmma needs 64-multiple warpgroup tiles, BK == 64 and STAGES >= 3"
@@ -2945,11 +3075,22 @@ $lnstats$consumer$pins$epi
 ]] .. (ws and [[
 #define GEMM_LT 128
 #define GEMM_LA (STAGES - 2)
+]] .. (pp and [[
+/* sched=pp: two consumer warpgroups on alternate tiles of a persistent
+   block, each staging its epilogue in passes of 64 rows through its own
+   f32 tile (barriers 5 and 6) */
+#define GEMM_TILES (GEMM_TILES_M * GEMM_TILES_N * GEMM_Z)
+#define GEMM_EM 64
+#define GEMM_CSYNC() kg_bar_sync(5 + cw, GEMM_NT)
+#define GEMM_NC 2
+]] or [[
+#define GEMM_EM BM
 #define GEMM_CSYNC() kg_bar_sync(1, GEMM_NT)
+#define GEMM_NC (WM * WN)
+]]) .. [[
 /* setmaxnreg (two or more consumer warpgroups): the block is compiled for
    GEMM_RALL registers a thread; the producer drops to GEMM_PREG and the
    consumers take what it leaves (templates/gemm.lua: ws_regs) */
-#define GEMM_NC (WM * WN)
 #define GEMM_PREG ]] .. tostring(ws_preg(P, design)) .. [[
 
 #define GEMM_RALL (65536 / (128 * (GEMM_NC + 1)) / 8 * 8)
@@ -2970,6 +3111,7 @@ $lnstats$consumer$pins$epi
 #endif
 ]] or [[
 #define GEMM_LT GEMM_NT
+#define GEMM_EM BM
 #define GEMM_CSYNC() __syncthreads()
 ]]) .. conv_defs(P, design) .. ctdef .. "\n",
     mma_helpers(spec, P, design),

@@ -99,6 +99,27 @@ function kg.prelude(spec)
 #define KG_NAN __int_as_float(0x7fffffff)
 __device__ __forceinline__ float kg_round_f16(float x) { return __half2float(__float2half_rn(x)); }
 __device__ __forceinline__ float kg_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
+/* kg.fastmath: GELU, sigmoid and tanh from the hardware's 2^x and 1/x
+   (one MUFU op each) for kernels whose results are stored in 16 bits:
+   within 2e-6 of the exact functions (docs/templates.md), against the
+   2^-11 of an f16 store, and without the branches of erff */
+__device__ __forceinline__ float kg_ex2(float x) { float y; asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
+__device__ __forceinline__ float kg_rcp(float x) { float y; asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x)); return y; }
+__device__ __forceinline__ float kg_sigmoid_f(float x) { return kg_rcp(1.0f + kg_ex2(x * -1.4426950408889634f)); }
+__device__ __forceinline__ float kg_tanh_f(float x) { return 1.0f - 2.0f * kg_rcp(1.0f + kg_ex2(x * 2.8853900817779268f)); }
+/* x * Phi(x), Phi from erfc(|x| / sqrt 2) = t exp(-z^2 + P(t)), t = 1 / (1 + z / 2),
+   P of degree 9 (Numerical Recipes' erfcc, Chebyshev-fitted; relative error
+   1.2e-7) */
+__device__ __forceinline__ float kg_gelu_f(float x)
+{
+  const float z = fabsf(x) * 0.70710678118654752f, t = kg_rcp(fmaf(0.5f, z, 1.0f));
+  float p = 0.17087277f;
+  p = fmaf(p, t, -0.82215223f); p = fmaf(p, t, 1.48851587f); p = fmaf(p, t, -1.13520398f);
+  p = fmaf(p, t, 0.27886807f); p = fmaf(p, t, -0.18628806f); p = fmaf(p, t, 0.09678418f);
+  p = fmaf(p, t, 0.37409196f); p = fmaf(p, t, 1.00002368f); p = fmaf(p, t, -1.26551223f);
+  const float h = 0.5f * t * kg_ex2(fmaf(-z, z, p) * 1.4426950408889634f);   /* erfc(z) / 2 */
+  return x * (x >= 0.0f ? 1.0f - h : h);
+}
 ]]
   end
   return [[
@@ -248,10 +269,27 @@ local cuda_fn = { exp = "expf", log = "logf", sqrt = "sqrtf", rsqrt = "rsqrtf",
   fabs = "fabsf", tanh = "tanhf", fmax = "fmaxf", fmin = "fminf", atan = "atanf",
   erf = "erff", pow = "powf" }
 
+-- does a kernel take the fast GELU, sigmoid and tanh of the CUDA prelude?
+-- Where every result it stores is f16 or bf16: their error (within 2e-6)
+-- is far below a 16-bit store's, and an f32 result keeps the exact ones.
+function kg.fastmath(spec)
+  if spec.backend ~= "cuda" then return false end
+  for _, o in ipairs(spec.outputs) do
+    if o.dtype ~= "f16" and o.dtype ~= "bf16" then return false end
+  end
+  return true
+end
+
+local fast_unary = { sigmoid = "kg_sigmoid_f(%s)", tanh = "kg_tanh_f(%s)",
+  silu = "((%s) * kg_sigmoid_f(%s))" }
+
 -- C expression of unary op `op` on float expression x
 function kg.unary(spec, op, x, attrs)
   local f
-  if op == "gelu" then
+  if kg.fastmath(spec) and (fast_unary[op] or
+      op == "gelu" and (attrs.approximate or "none") ~= "tanh") then
+    f = fast_unary[op] or "kg_gelu_f(%s)"
+  elseif op == "gelu" then
     if (attrs.approximate or "none") == "tanh" then
       f = "(0.5f * (%s) * (1.0f + tanh(0.7978845608028654f * ((%s) + 0.044715f * (%s) * (%s) * (%s)))))"
     else

@@ -254,6 +254,70 @@ if [ "$mode" = sm_90 ]; then
     rm -rf "$wd"
     verdict "wgmma sched=ws" "producer warpgroup, mbarriers, setmaxnreg"
 fi
+# sched=pp: a persistent block of a producer and two consumer warpgroups
+# that take alternate tiles, so that one runs its epilogue while the other
+# runs its MMAs.  A turn mbarrier orders the consumers' K loops (the full
+# barriers' parity is only sound one phase ahead); each consumer stages its
+# epilogue through its own f32 tile, 64 rows a pass, behind its own named
+# barrier; the grid is one block an SM at most.  It compiles for a linear,
+# the 1x1 conv (M-major panels and output), gated's prologue, gemm_glu, with
+# more stages than K tiles, and is refused for LayerNorm, WM or WN > 1 and
+# MINB = 2.
+if [ "$mode" = sm_90 ]; then
+    total=$((total + 1))
+    wd=$(mktemp -d)
+    bad=
+    lf=$src/tests/kernels/gemm_linear_f16.pat
+    "$kgen" gen "$lf" --backend cuda --arch sm_90 --kernel k2_linear -o "$wd/l" \
+        --where sched=pp >/dev/null 2>&1 || bad="$bad gen-linear"
+    cu=$(ls "$wd"/l/*.pp.cu 2>/dev/null)
+    for p in 'kg_mb_wait(&gemm_turn[cw], (turn & 1u) ^ (cw == 0 ? 1u : 0u));' \
+             'kg_mb_arrive(&gemm_turn[cw ^ 1]);' '#define GEMM_CSYNC() kg_bar_sync(5 + cw, GEMM_NT)' \
+             'for (long t = KG_BID(0) + cw * KG_GDIM(0); t < GEMM_TILES; t += 2 * KG_GDIM(0)) {' \
+             'float *const gemm_ct = gemm_ep + cw * GEMM_EST;' 'setmaxnreg.inc'; do
+        grep -qF "$p" "$cu" 2>/dev/null || bad="$bad linear:$p"
+    done
+    # gemm_glu's paired B rows by the producer: one address per thread
+    "$kgen" gen "$src/examples/lynxnet2_block.pat" --dim B=2 --dim T=96 --dim C=72 --kernel k4_gemm_glu \
+        --backend cuda --arch sm_90 -o "$wd/glu" --where sched=pp >/dev/null 2>&1 || bad="$bad gen-glu"
+    grep -qF 'p + GEMM_GLU_R(i) * 72' "$wd"/glu/*.pp.cu 2>/dev/null || bad="$bad glu-affine"
+    ln=$src/tools/bench/ln_gemm_gelu.pat
+    for w in "--where ln=prepass" "--where WM=2" "--where MINB=2"; do
+        # shellcheck disable=SC2086
+        n=$("$kgen" space gemm "$ln" --arch sm_90 --where sched=pp $w 2>&1 | tail -n 1)
+        case $n in *": 0 of "*) ;; *) bad="$bad refused:$w" ;; esac
+    done
+    for a in "$lf --kernel k2_linear" "$src/tools/bench/gated_tanh_residual.pat --dim B=2 --dim C=64 --dim T=96" \
+             "$src/examples/wavenet_layer.pat --dim B=2 --dim C=64 --dim H=32 --dim T=96 --kernel k4_conv1x1_residual" \
+             "$src/examples/lynxnet2_block.pat --dim B=2 --dim T=96 --dim C=72 --kernel k4_gemm_glu" \
+             "$ln --dim M=300 --dim K=128 --dim N=328 --unfuse all --kernel k1_gemm_gelu --where STAGES=4"; do
+        # shellcheck disable=SC2086
+        out=$("$kgen" check $a $args --configs 3 --where sched=pp 2>&1)
+        [ "$(echo "$out" | grep -c 'ok .*sched=pp')" -ge 2 ] || { bad="$bad check"; echo "$out"; }
+    done
+    rm -rf "$wd"
+    verdict "wgmma sched=pp" "persistent, two consumers on alternate tiles, ordered by a turn barrier"
+fi
+# kg.fastmath: CUDA kernels that store only f16/bf16 take GELU, sigmoid and
+# tanh from ex2.approx and rcp.approx (kg_gelu_f, ...); f32 results, and
+# OpenCL, keep erff, expf and tanhf.
+if [ "$mode" = sm_90 ]; then
+    total=$((total + 1))
+    wd=$(mktemp -d)
+    bad=
+    ln=$src/tools/bench/ln_gemm_gelu.pat
+    "$kgen" gen "$ln" --dim M=64 --dim K=64 --dim N=64 --unfuse all --kernel k1_gemm_gelu --backend cuda \
+        --arch sm_90 -o "$wd/h" >/dev/null 2>&1 || bad="$bad gen-f16"
+    grep -q 'kg_gelu_f(h)' "$wd"/h/*.cu 2>/dev/null && ! grep -q 'erff(' "$wd"/h/*.cu || bad="$bad f16"
+    "$kgen" gen "$ln" --dim M=64 --dim K=64 --dim N=64 --dtype DT=f32 --unfuse all --kernel k1_gemm_gelu \
+        --backend cuda --arch sm_90 -o "$wd/f" >/dev/null 2>&1 || bad="$bad gen-f32"
+    grep -q 'erff(' "$wd"/f/*.cu 2>/dev/null && ! grep -q 'kg_gelu_f(h)' "$wd"/f/*.cu || bad="$bad f32"
+    "$kgen" gen "$src/examples/lynxnet2_block.pat" --dim B=2 --dim T=96 --dim C=72 --kernel k4_gemm_glu \
+        --backend opencl -o "$wd/o" >/dev/null 2>&1 || bad="$bad gen-opencl"
+    ! grep -q 'kg_sigmoid_f' "$wd"/o/* 2>/dev/null || bad="$bad opencl"
+    rm -rf "$wd"
+    verdict "fast transcendentals" "16-bit results only, CUDA only"
+fi
 # f32 GEMMs take the tensor cores too (3xTF32 on mma.sync m16n8k8): every
 # GEMM kernel of the WaveNet layer in f32 compiles on path=mma, and its
 # dilated conv (A read along T) uses the transposed tile with scalar
