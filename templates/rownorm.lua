@@ -234,6 +234,34 @@ function T.constraints(spec, cfg)
   return true
 end
 
+-- A rough relative time of a config, so that the tuner's first samples
+-- (one per design point, best-ranked design points first) are sensible at
+-- the small budgets of a whole model.  Fitted by eye to the H100 trials of
+-- 2026-11-25 (docs/performance.md attempt 12): the passes over x in global
+-- memory (regs and tile read it once, onepass twice, twopass three times);
+-- a row whose elements are strided costs each lane a sector unless the tile
+-- stages it or TPR = 1 (then consecutive threads read adjacent rows); and
+-- the winners held 16 to 32 elements a thread in blocks of 64 to 256.
+function T.rank(spec, cfg)
+  local g = geometry(spec)
+  local op = g.node.op
+  local passes = ({ regs = 1.1, tile = 1.15, onepass = 2,
+    twopass = (op == "rmsnorm") and 2 or 3 })[cfg.path]
+  local sx = g.x.shape[g.axis] == 1 and 0 or g.x.strides[g.axis]
+  local strided = sx ~= 1 and g.N > 1
+  local coal = 1
+  if strided and cfg.path ~= "tile" and cfg.TPR > 1 then coal = 2 end
+  local npt = kg.cdiv(g.N, cfg.TPR)
+  local function dev(v, c) return math.abs(math.log(v / c, 2)) end
+  local bal = 1 + 0.1 * dev(npt, 24) + 0.05 * dev(cfg.BLOCK, 128)
+  -- too few threads for the device: the rows' threads against 1024 an SM
+  local nthr = g.rows * cfg.TPR
+  local full = (spec.limits.units or 80) * 1024
+  local occ = nthr < full and math.sqrt(full / nthr) or 1
+  local xred = (cfg.xred == "smem" and 1.05 or 1) * (cfg.TPR > 32 and 1.05 or 1)
+  return passes * coal * bal * occ * xred
+end
+
 function T.launch(spec, cfg)
   local g = geometry(spec)
   local rpb = cfg.BLOCK // cfg.TPR
@@ -305,12 +333,40 @@ function T.emit(spec, design)
     B(string.format("  if (tid < BLOCK / TPR) {\n    if (row0 + tid < %dL) {\n%s\n      tlb[tid] = %s;\n    } else tlb[tid] = -1L;\n  }",
       g.rows, table.concat(split0, "\n"), offs(x, xi0)))
     B("  KG_BARRIER();")
+    -- CUDA, 16-bit x whose rows are adjacent (the innermost other axis has
+    -- stride 1) and 16-byte aligned: a block's rows, a multiple of 8 within
+    -- one run of that axis, are read 8 at a time (one 16-byte load per
+    -- element of the row, 8 shared-memory stores)
+    local inner
+    for i = #x.shape, 1, -1 do
+      if i ~= g.axis and x.shape[i] ~= 1 then inner = i; break end
+    end
+    local vec = cuda and x.dtype ~= "f32" and inner and x.strides[inner] == 1 and x.offset % 8 == 0
+    if vec then
+      for i = 1, #x.shape do
+        if i ~= inner and x.shape[i] ~= 1 and x.strides[i] % 8 ~= 0 then vec = false end
+      end
+    end
+    if vec then
+      B(string.format("#if (BLOCK / TPR) %% 8 == 0 && %d %% (BLOCK / TPR) == 0", x.shape[inner]))
+      B("  #pragma unroll 4")
+      B(string.format("  for (int e = tid; e < (BLOCK / TPR / 8) * %d; e += BLOCK) {", N))
+      B("    const int c = e % (BLOCK / TPR / 8), j = e / (BLOCK / TPR / 8);")
+      B("    uint4 v = make_uint4(0u, 0u, 0u, 0u);")
+      B(string.format("    if (tlb[c * 8] >= 0L) v = *(const uint4 *)(%s + tlb[c * 8] + (long)j * %dL);", x.cname, sx))
+      B("    const unsigned short *h = (const unsigned short *)&v;")
+      B("    #pragma unroll")
+      B(string.format("    for (int k = 0; k < 8; k++) ((unsigned short *)tl)[(c * 8 + k) * %d + j] = h[k];", N + 1))
+      B("  }")
+      B("#else")
+    end
     B("  #pragma unroll 4")
     B(string.format("  for (int e = tid; e < (BLOCK / TPR) * %d; e += BLOCK) {", N))
     B(string.format("    const int r = e %% (BLOCK / TPR), j = e / (BLOCK / TPR);"))
     B("    " .. kg.store(spec, x.dtype, tlp, "r * " .. (N + 1) .. " + j",
       "tlb[r] >= 0L ? " .. kg.load(spec, x.dtype, x.cname, "tlb[r] + (long)j * " .. sx .. "L") .. " : 0.0f"))
     B("  }")
+    if vec then B("#endif") end
     B("  KG_BARRIER();")
   end
   if design.path == "regs" then
