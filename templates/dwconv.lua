@@ -18,6 +18,16 @@
 --                  with the channel's K weights in registers (K <= 32).
 --          direct  one output per thread, BLOCK threads, time fastest; the
 --                  K inputs are read straight from global memory.
+--   items = apart  (tile) a thread's ITEMS outputs lie BT / ITEMS apart and
+--                  each reads its K inputs from shared memory: two
+--                  instructions a tap and output.
+--           run    (tile) a thread's ITEMS outputs are consecutive: it reads
+--                  the (ITEMS - 1) * stride + (K - 1) * dilation + 1 inputs
+--                  they share into registers once, then one FMA a tap and
+--                  output; consecutive threads take consecutive channels,
+--                  whose window rows lie an odd number of floats apart (no
+--                  bank conflicts); 16-bit results of a run of 8 go out in
+--                  one 16-byte store where aligned.  At most 64 inputs.
 -- Tuning knobs: BT, BC, ITEMS (tile); BLOCK (direct).  A design ignores the
 -- other's knobs, which the constraints pin to their first value.
 -- On CUDA a channels-last window whose channels are contiguous and whose
@@ -28,7 +38,7 @@
 local T = {
   name = "dwconv",
   backends = { "cuda", "opencl" },
-  design = { path = { "tile", "direct" } },
+  design = { path = { "tile", "direct" }, items = { "apart", "run" } },
   tuning = {
     BT = { 32, 64, 128, 256, 512 },
     BC = { 1, 2, 4, 8, 16, 32 },
@@ -65,6 +75,11 @@ local function geometry(spec)
     Tout = y.shape[3], S = a.stride or 1, P = a.padding or 0, D = a.dilation or 1,
     groups = a.groups or 1,
   }
+end
+
+-- the inputs a run of ITEMS consecutive outputs reads (items = run)
+local function run_len(g, cfg)
+  return (cfg.ITEMS - 1) * g.S + (g.K - 1) * g.D + 1
 end
 
 -- the input is channels-last when its channel stride is the smaller
@@ -109,6 +124,7 @@ function T.constraints(spec, cfg)
   local g = geometry(spec)
   local first = T.tuning
   if cfg.path == "direct" then
+    if cfg.items ~= "apart" then return false, "items is tile's knob" end
     if cfg.BT ~= first.BT[1] or cfg.BC ~= first.BC[1] or cfg.ITEMS ~= first.ITEMS[1] then
       return false, "BT, BC and ITEMS are tile's knobs"
     end
@@ -127,6 +143,10 @@ function T.constraints(spec, cfg)
   if cfg.BT > 32 and cfg.BT > np2(g.Tout) then return false, "BT beyond Tout" end
   if cfg.BC > 1 and cfg.BC > np2(g.C) then return false, "BC beyond C" end
   local win = (cfg.BT - 1) * g.S + (g.K - 1) * g.D + 1
+  if cfg.items == "run" then
+    if run_len(g, cfg) > 64 then return false, "a run's inputs over 64 registers" end
+    win = win | 1
+  end
   local bytes = cfg.BC * win * 4
   local lim = spec.limits.smem
   if spec.backend == "cuda" and lim > MAX_STATIC then lim = MAX_STATIC end
@@ -136,7 +156,8 @@ end
 
 -- a rough cost, lower first (the tuner's first samples): the window's
 -- re-read halo, how much of each 32-byte sector the staging loads and the
--- stores use, and small blocks
+-- stores use, small blocks, and the instructions a tap costs (two from
+-- shared memory, one from a run's registers)
 function T.rank(spec, cfg)
   local g = geometry(spec)
   local esz = g.x.dtype == "f32" and 4 or 2
@@ -154,7 +175,16 @@ function T.rank(spec, cfg)
     if vec_width(spec, g) and cfg.BC % (16 // esz) == 0 then load = load * 0.5 end
   end
   local nt = cfg.BC * cfg.BT // cfg.ITEMS
-  return amp * load + store + (nt < 128 and 0.5 or 0) + (nt > 512 and 0.25 or 0)
+  local taps = 2 * g.K
+  if cfg.items == "run" then
+    -- a warp's lanes span 32 / BC runs ITEMS * stride floats apart: fewer
+    -- than 32 channels share banks
+    local lanes = math.max(1, 32 // cfg.BC)
+    local cf = math.max(1, lanes / math.max(1, 32 // (cfg.ITEMS * g.S)))
+    taps = g.K + cf * run_len(g, cfg) / cfg.ITEMS
+    store = 32 / math.min(32, cfg.ITEMS * esz)
+  end
+  return amp * load + store + (nt < 128 and 0.5 or 0) + (nt > 512 and 0.25 or 0) + taps / 16
 end
 
 function T.launch(spec, cfg)
@@ -188,13 +218,67 @@ local function emit_direct(spec, g)
   return table.concat(L, "\n")
 end
 
-local function emit_tile(spec, g)
+-- items = run: thread tid computes outputs t0 + ti * ITEMS + it of channel
+-- c0 + ci (ci = tid % BC), from RUN inputs of its window row in registers
+local function emit_run(spec, g, add)
+  local w, y, bias = g.w, g.y, g.bias
+  local R = string.format("((ITEMS - 1) * %d + %d)", g.S, (g.K - 1) * g.D + 1)
+  add("  const int ci = tid % BC, ti = tid / BC;")
+  add("  const long c = c0 + ci;")
+  add(string.format("  if (c >= %dL) return;", g.C))
+  add(string.format("  float wk[%d];", g.K))
+  add("  #pragma unroll")
+  add(string.format("  for (int k = 0; k < %d; k++) wk[k] = %s;", g.K,
+    kg.load(spec, w.dtype, w.cname, offs(w, { "c", "0", "k" }))))
+  add(string.format("  const float bv = %s;", bias and kg.load(spec, bias.dtype, bias.cname, offs(bias, { "c" })) or "0.0f"))
+  add(string.format("  float xv[%s];", R))
+  add("  #pragma unroll")
+  add(string.format("  for (int j = 0; j < %s; j++) xv[j] = win[ci * WS + ti * ITEMS * %d + j];", R, g.S))
+  add("  float acc[ITEMS];")
+  add("  #pragma unroll")
+  add("  for (int it = 0; it < ITEMS; it++) {")
+  add("    acc[it] = bv;")
+  add("    #pragma unroll")
+  add(string.format("    for (int k = 0; k < %d; k++) acc[it] += wk[k] * xv[it * %d + k * %d];", g.K, g.S, g.D))
+  add("  }")
+  add("  const long tr = t0 + ti * ITEMS;")
+  local yo = string.format("(b * %dL + c) * %dL + tr", g.C, g.Tout)
+  local scalar = {
+    "  #pragma unroll",
+    "  for (int it = 0; it < ITEMS; it++)",
+    string.format("    if (tr + it < %dL) %s", g.Tout, kg.store(spec, y.dtype, y.cname, yo .. " + it", "acc[it]")),
+  }
+  if spec.backend == "cuda" and y.dtype ~= "f32" and g.Tout % 8 == 0 then
+    -- 8 results, 16 bytes: one store (the run starts at a multiple of 8)
+    local ct = kg.ctype(spec, y.dtype)
+    local cvt = y.dtype == "f16" and "__float2half_rn" or "__float2bfloat16_rn"
+    add(string.format([[
+#if ITEMS == 8
+  if (tr + 8 <= %dL) {
+    __align__(16) %s pk[8];
+    #pragma unroll
+    for (int it = 0; it < 8; it++) pk[it] = %s(acc[it]);
+    *(uint4 *)(%s + (%s)) = *(const uint4 *)pk;
+  }
+#else]], g.Tout, ct, cvt, y.cname, yo))
+    for _, l in ipairs(scalar) do add(l) end
+    add("#endif")
+  else
+    for _, l in ipairs(scalar) do add(l) end
+  end
+end
+
+local function emit_tile(spec, g, design)
   local x, w, y, bias = g.x, g.w, g.y, g.bias
+  local run = design.items == "run"
   local L = {}
   local function add(s) L[#L + 1] = s end
   add(string.format("#define WIN ((BT - 1) * %d + %d)", g.S, (g.K - 1) * g.D + 1))
+  -- (run: an odd row stride, so that lanes on consecutive channels read
+  -- distinct banks)
+  add(run and "#define WS (WIN | 1)" or "#define WS WIN")
   add("#define NT (BC * BT / ITEMS)")
-  add("  KG_SHARED float win[BC * WIN];")
+  add("  KG_SHARED float win[BC * WS];")
   add("  const int tid = (int)KG_TID(0);")
   add("  long bid = KG_BID(0);")
   add(string.format("  const long tb = bid %% ((%dL + BT - 1) / BT); bid /= (%dL + BT - 1) / BT;", g.Tout, g.Tout))
@@ -219,7 +303,7 @@ local function emit_tile(spec, g)
     if (c < %dL && p >= 0 && p < %dL) raw = *(const uint4 *)(%s + (%s));
     const %s *h = (const %s *)&raw;
     #pragma unroll
-    for (int j = 0; j < %d; j++) win[(cv * %d + j) * WIN + wi] = %s;
+    for (int j = 0; j < %d; j++) win[(cv * %d + j) * WS + wi] = %s;
   }
 #else]], V, V, V, V, V, g.C, g.T, x.cname, offs(x, { "b", "c", "p" }), ct, ct, V, V, cvt))
   end
@@ -230,11 +314,15 @@ local function emit_tile(spec, g)
     add("    const int ci = e / WIN, wi = e % WIN;")
   end
   add("    const long c = c0 + ci, p = p0 + wi;")
-  add(string.format("    win[ci * WIN + wi] = (c < %dL && p >= 0 && p < %dL) ? %s : 0.0f;",
+  add(string.format("    win[ci * WS + wi] = (c < %dL && p >= 0 && p < %dL) ? %s : 0.0f;",
     g.C, g.T, kg.load(spec, x.dtype, x.cname, offs(x, { "b", "c", "p" }))))
   add("  }")
   if V then add("#endif") end
   add("  KG_BARRIER();")
+  if run then
+    emit_run(spec, g, add)
+    return table.concat(L, "\n")
+  end
   add("  const int ci = tid / (BT / ITEMS), ti = tid % (BT / ITEMS);")
   add("  const long c = c0 + ci;")
   add(string.format("  if (c >= %dL) return;", g.C))
@@ -258,7 +346,7 @@ end
 
 function T.emit(spec, design)
   local g = geometry(spec)
-  local body = design.path == "tile" and emit_tile(spec, g) or emit_direct(spec, g)
+  local body = design.path == "tile" and emit_tile(spec, g, design) or emit_direct(spec, g)
   local out = { kg.prelude(spec) }
   out[#out + 1] = kg.comment(string.format(
     "depthwise conv1d: B %d, C %d, T %d -> %d, K %d, stride %d, padding %d, dilation %d%s%s",
