@@ -365,6 +365,11 @@ int cmd_space(const Options *o)
         fprintf(stderr, "kgen: error: %s\n", err.buf);
         goto out;
     }
+    /* the model first: a bad model or --kernel is an error before any
+     * output */
+    Plan *p = NULL;
+    if (o->path && !(p = pipeline_plan(o, &d, a)))
+        goto out;
     int nd = template_ndesign(t), nk = template_nknobs(t);
     double total = 1;
     printf("template %s (templates/%s.lua)\n", template_name(t), template_name(t));
@@ -382,13 +387,8 @@ int cmd_space(const Options *o)
     }
     printf("%.0f configs before constraints\n", total);
     rc = 0;
-    if (!o->path)
+    if (!p)
         goto out;
-    Plan *p = pipeline_plan(o, &d, a);
-    if (!p) {
-        rc = 2;
-        goto out;
-    }
     const char *arch = arch_of(o);
     int found = 0;
     for (int i = 0; i < p->nk; i++) {

@@ -6,7 +6,8 @@
 #   leaves no directory behind, not even the parents it made; -o under a
 #   regular file is an error.
 #   --kernel NAME that the plan lacks: gen, check, tune and space exit 2
-#   and name the kernels there are (a typo used to succeed doing nothing).
+#   and name the kernels there are (a typo used to succeed doing nothing);
+#   space prints nothing before that error.
 set -u
 kgen=$1
 src=$2
@@ -39,6 +40,9 @@ for c in "gen --backend opencl -o $work/k" "check --arch opencl" \
         fail "${c%% *} --kernel k3_conv: exit $rc: $err"
     fi
 done
+# space plans the model before it prints anything: nothing on stdout
+out=$("$kgen" space gemm "$m" --kernel k3_conv 2>/dev/null)
+[ -z "$out" ] || fail "space --kernel k3_conv printed before its error: $out"
 [ -e "$work/k" ] && fail "gen --kernel k3_conv wrote $work/k"
 [ -e "$work/t.sqlite" ] && fail "tune --kernel k3_conv created its DB"
 [ $failed -eq 0 ] && echo "ok   output parents, failed gen cleanup, unknown --kernel"
