@@ -87,6 +87,14 @@
 -- on a stage's mbarrier, issue its MMAs and release it.  No block barrier
 -- in the K loop; with two or more consumer warpgroups setmaxnreg moves
 -- the producer's registers to them.  Non-persistent: one tile per block.
+-- Design knob `sched` "pp" (ping-pong): the same producer and two consumer
+-- warpgroups in a persistent block (a block an SM), each consumer taking
+-- every other tile of the block's walk whole (WM = WN = 1), so that one
+-- runs its epilogue while the other runs its MMAs.  The ring runs on
+-- across tiles; a turn mbarrier hands the K loop from one consumer to the
+-- other (a consumer may wait on a stage's full barrier only while it is at
+-- most one phase behind, which its predecessor's K loop guarantees); each
+-- consumer stages its epilogue through its own f32 tile, 64 rows a pass.
 -- Design knob `ln`: "none" for every kernel but ln_gemm_gelu, which takes
 -- "prepass" (per-row mean/rstd computed by each block before its K loop:
 -- on the tensor-core paths with x contiguous along K a warp per row in one

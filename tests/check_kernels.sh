@@ -318,6 +318,55 @@ if [ "$mode" = sm_90 ]; then
     rm -rf "$wd"
     verdict "fast transcendentals" "16-bit results only, CUDA only"
 fi
+# rownorm's tile: 16-bit rows that are adjacent and aligned (ConvNeXt's
+# LayerNorm over C of [B, C, T]) load 8 rows by one 16-byte load, guarded by
+# the block's rows dividing T; f32 keeps the scalar loop.  rank() puts tile
+# first for such rows and regs first for contiguous ones.
+if [ "$mode" = sm_90 ]; then
+    total=$((total + 1))
+    wd=$(mktemp -d)
+    bad=
+    cx=$src/examples/convnext_block.pat
+    "$kgen" gen "$cx" --dim B=2 --dim T=96 --unfuse all --kernel k2_layernorm --backend cuda --arch sm_90 \
+        -o "$wd/h" --where path=tile >/dev/null 2>&1 || bad="$bad gen-f16"
+    grep -qF '#if (BLOCK / TPR) % 8 == 0 && 96 % (BLOCK / TPR) == 0' "$wd"/h/*.cu 2>/dev/null &&
+        grep -qF 'v = *(const uint4 *)(' "$wd"/h/*.cu || bad="$bad f16"
+    "$kgen" gen "$cx" --dim B=2 --dim T=96 --dtype DT=f32 --unfuse all --kernel k2_layernorm --backend cuda \
+        --arch sm_90 -o "$wd/f" --where path=tile >/dev/null 2>&1 || bad="$bad gen-f32"
+    ! grep -q 'uint4' "$wd"/f/*.cu 2>/dev/null || bad="$bad f32"
+    # shellcheck disable=SC2086
+    out=$("$kgen" check "$cx" --dim B=2 --dim T=96 --unfuse all --kernel k2_layernorm $args --configs 3 \
+        --where path=tile --where BLOCK=128 --where TPR=16 2>&1)
+    echo "$out" | grep -q 'ok .*path=tile' || { bad="$bad check"; echo "$out"; }
+    first() { "$kgen" space rownorm "$@" --arch sm_90 --rank 1 2>&1 | grep -E '^ +1 ' | sort -k2 -g | head -n 1; }
+    case $(first "$cx" --unfuse all --kernel k2_layernorm) in *path=tile*) ;; *) bad="$bad rank-strided" ;; esac
+    case $(first "$src/examples/lynxnet2_block.pat" --kernel k0_layernorm) in *path=regs*) ;; *) bad="$bad rank-rows" ;; esac
+    rm -rf "$wd"
+    verdict "rownorm tile and rank" "16-byte row loads where aligned, tile first for strided rows"
+fi
+# dwconv items=run: a thread's ITEMS consecutive outputs from one run of
+# inputs in registers, lanes on consecutive channels (odd window rows);
+# every dwconv test kernel under it (strides, dilation, padding, f32, f16,
+# bf16, channels-last), and on CUDA 8 16-bit results leave in one 16-byte
+# store.
+total=$((total + 1))
+bad=
+for f in "$src"/tests/kernels/dwconv_basic.pat "$src"/tests/kernels/dwconv_transposed.pat; do
+    # shellcheck disable=SC2086
+    out=$("$kgen" check "$f" $args --configs 4 --where items=run 2>&1)
+    echo "$out" | tail -n 1 | grep -q ' 0 compile errors, 0 launch errors, 0 wrong results' &&
+        ! echo "$out" | grep -q 'FAIL' || { bad="$bad $(basename "$f")"; echo "$out"; }
+done
+if [ "$mode" = sm_90 ]; then
+    wd=$(mktemp -d)
+    "$kgen" gen "$src/examples/lynxnet2_block.pat" --kernel k2_conv1d --backend cuda --arch sm_90 \
+        -o "$wd" --where items=run >/dev/null 2>&1 || bad="$bad gen"
+    grep -qF '#define WS (WIN | 1)' "$wd"/*.cu 2>/dev/null &&
+        grep -qF '*(uint4 *)(a3 + ((b * 1024L + c) * 768L + tr)) = *(const uint4 *)pk;' "$wd"/*.cu ||
+        bad="$bad run-store"
+    rm -rf "$wd"
+fi
+verdict "dwconv items=run" "consecutive outputs from registers"
 # f32 GEMMs take the tensor cores too (3xTF32 on mma.sync m16n8k8): every
 # GEMM kernel of the WaveNet layer in f32 compiles on path=mma, and its
 # dilated conv (A read along T) uses the transposed tile with scalar
