@@ -463,6 +463,13 @@ def rate(r, ms):
     return f"{r.get('bytes', 0) / ms / 1e9:.2f} TB/s"
 
 
+def untuned(r):
+    """Kernels the build ran at a config it never timed: the tune ran out of
+    --tune-timeout before them (the figure measures the timeout, not kgen)."""
+    return sum(1 for line in r.get("provenance", "").splitlines()
+               if ": untuned:" in line)
+
+
 def row_text(r):
     if "error" in r:
         return f"{r['workload']}: ERROR {r['error'][:200]}"
@@ -472,7 +479,8 @@ def row_text(r):
     return (f"{r['workload']}: kgen {t['kgen']:.4f} ms ({rate(r, t['kgen'])}), "
             f"best peer {best[1]} {best[0]:.4f} ms, speed-up "
             f"{best[0] / t['kgen']:.2f}x, floor {floor_ms(r):.4f} ms, check "
-            f"{'ok' if chk else 'MISMATCH'}")
+            f"{'ok' if chk else 'MISMATCH'}" +
+            (f", {untuned(r)} kernels UNTUNED" if untuned(r) else ""))
 
 
 def render(args):
@@ -493,7 +501,8 @@ def render(args):
                          f"{r['error'][:120].splitlines()[0]} |" + " |" * 9)
             continue
         t = r["ms"]
-        cells = [f"{t['kgen']:.4f} ms<br>{rate(r, t['kgen'])}"]
+        cells = [f"{t['kgen']:.4f} ms<br>{rate(r, t['kgen'])}" +
+                 (f"<br>**{untuned(r)} untuned**" if untuned(r) else "")]
         for p in PEERS:
             cells.append(f"{t[p]:.4f}<br>{rate(r, t[p])}" if p in t else "—")
         best = min((t[p], p) for p in PEERS if p in t)
