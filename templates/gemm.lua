@@ -2949,15 +2949,26 @@ local function emit_wgmma(spec, P, design)
           "      for (long kx = GEMM_KT > GEMM_LA ? GEMM_KT - GEMM_LA : 0; kx < GEMM_KT; kx++)\n" ..
           xform })
     else
+      -- (sched=pp: the ring runs on across the block's tiles, and the last
+      -- copies are waited for once, after them; a prologue's lagging pass
+      -- above still drains at the end of each tile)
       body = fill(wgmma_ws_producer, { ct = ct, ast = ast, early = early, loadb = loadb, fsw = fsw,
         landed = "        kg_mb_cp_arrive(&gemm_full[ws]);",
-        drain = "      kg_gemm_commit();\n      kg_gemm_wait<0>();" })
+        drain = pp and "" or "      kg_gemm_commit();\n      kg_gemm_wait<0>();" })
+    end
+    -- the stage rings' mbarriers (sched=pp: and the consumers' turns), and
+    -- setmaxnreg's hand-over from the producer to two or more consumers
+    local function mb_init(turns)
+      return "  if (threadIdx.x == 0) {\n    for (int s = 0; s < STAGES; s++) {\n" ..
+        "      kg_mb_init(&gemm_full[s], 128);\n      kg_mb_init(&gemm_empty[s], GEMM_NT);\n    }\n" ..
+        (turns and "    kg_mb_init(&gemm_turn[0], GEMM_NT);\n    kg_mb_init(&gemm_turn[1], GEMM_NT);\n" or "") ..
+        "  }\n  __syncthreads();\n"
+    end
+    local function maxnreg(op, n)
+      return "#if GEMM_NC > 1\n    asm volatile(\"setmaxnreg." .. op .. ".sync.aligned.u32 %0;\\n\" :: \"n\"(" ..
+        n .. "));\n#endif\n"
     end
     if pp then
-      -- sched=pp: the ring runs on across the block's tiles; a prologue's
-      -- lagging pass still drains at the end of each tile, else the last
-      -- copies are waited for once
-      body = body:gsub("\n      kg_gemm_commit%(%);\n      kg_gemm_wait<0>%(%);\n$", "\n")
       local ptile = "      const long z = t / (GEMM_TILES_M * GEMM_TILES_N);\n" ..
         tile_code:gsub("KG_BID%(0%)", "(t %% (GEMM_TILES_M * GEMM_TILES_N))")
       return kg.line() .. "\n" .. fill([[
@@ -2966,16 +2977,7 @@ KG_KERNEL void __launch_bounds__(2 * GEMM_NT + 128, 1) $name(
 {
 $smem$fsdecl  float *const gemm_ep = (float *)(gemm_as + STAGES * ($ast + GEMM_FST));
   __shared__ __align__(8) unsigned long long gemm_full[STAGES], gemm_empty[STAGES], gemm_turn[2];
-  if (threadIdx.x == 0) {
-    for (int s = 0; s < STAGES; s++) {
-      kg_mb_init(&gemm_full[s], 128);
-      kg_mb_init(&gemm_empty[s], GEMM_NT);
-    }
-    kg_mb_init(&gemm_turn[0], GEMM_NT);
-    kg_mb_init(&gemm_turn[1], GEMM_NT);
-  }
-  __syncthreads();
-  if ((int)threadIdx.x >= 2 * GEMM_NT) {
+$mbinit  if ((int)threadIdx.x >= 2 * GEMM_NT) {
 $dec    const int tid = (int)threadIdx.x - 2 * GEMM_NT;
     unsigned it = 0;   /* K tiles through the ring so far */
     for (long t = KG_BID(0); t < GEMM_TILES; t += KG_GDIM(0)) {
@@ -2998,8 +3000,7 @@ $consumer$pins$epi
   }
 }
 ]], { name = spec.kernel, params = kg.params(spec), ct = ct, ast = ast, ptile = ptile,
-        dec = "    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\\n\" :: \"n\"(GEMM_PREG));\n",
-        inc = "    asm volatile(\"setmaxnreg.inc.sync.aligned.u32 %0;\\n\" :: \"n\"(GEMM_CREG));\n",
+        dec = maxnreg("dec", "GEMM_PREG"), inc = maxnreg("inc", "GEMM_CREG"), mbinit = mb_init(true),
         producer = body, acczero = acc_zero, pins = pins, epi = epi, smem = smem_head,
         fsdecl = "  " .. ct .. " *gemm_fs = gemm_as + STAGES * " .. ast .. ";\n  (void)gemm_fs;\n",
         consumer = "      kg_mb_wait(&gemm_turn[cw], (turn & 1u) ^ (cw == 0 ? 1u : 0u));\n" ..
@@ -3012,14 +3013,7 @@ KG_KERNEL void __launch_bounds__(GEMM_NT + 128, MINB) GEMM_LNCL $name(
 {
 $smem$fsdecl  float *gemm_ct = (float *)gemm_bs;
   __shared__ __align__(8) unsigned long long gemm_full[STAGES], gemm_empty[STAGES];
-$lnsh$tile
-  if (threadIdx.x == 0)
-    for (int s = 0; s < STAGES; s++) {
-      kg_mb_init(&gemm_full[s], 128);
-      kg_mb_init(&gemm_empty[s], GEMM_NT);
-    }
-  __syncthreads();
-  unsigned it = 0;   /* K tiles through the ring so far */
+$lnsh$tile$mbinit  unsigned it = 0;   /* K tiles through the ring so far */
   if ((int)threadIdx.x >= GEMM_NT) {
 $dec    const int tid = (int)threadIdx.x - GEMM_NT;
     for (long z = KG_BID(2); z < GEMM_Z; z += KG_GDIM(2)) {
@@ -3040,8 +3034,7 @@ $lnstats$consumer$pins$epi
 }
 ]], { name = spec.kernel, params = kg.params(spec), ct = ct, ast = ast,
       tile = design.ln == "prepass" and tile_lnc or tile_code,
-      dec = "#if GEMM_NC > 1\n    asm volatile(\"setmaxnreg.dec.sync.aligned.u32 %0;\\n\" :: \"n\"(GEMM_PREG));\n#endif\n",
-      inc = "#if GEMM_NC > 1\n    asm volatile(\"setmaxnreg.inc.sync.aligned.u32 %0;\\n\" :: \"n\"(GEMM_CREG));\n#endif\n",
+      dec = maxnreg("dec", "GEMM_PREG"), inc = maxnreg("inc", "GEMM_CREG"), mbinit = mb_init(false),
       producer = body, acczero = acc_zero, pins = pins, epi = epi, smem = smem_head,
       lnstats = lnstats,
       lnsh = design.ln == "prepass" and "  __shared__ float gemm_mean[BM], gemm_rstd[BM];\n" ..
@@ -3067,8 +3060,11 @@ $lnstats$consumer$pins$epi
 #define GEMM_MK 16
 #define GEMM_TAI GEMM_CDIV(BK * (BM / 8), GEMM_NT)
 #define GEMM_GLU_G GEMM_WTN
-#define GEMM_GLU_C(i) ((i) * 16 / GEMM_GLU_G * (GEMM_GLU_G / 2) + (i) * 16 % GEMM_GLU_G % (GEMM_GLU_G / 2))
-#define GEMM_GLU_R(i) (GEMM_GLU_C(i) + ((i) * 16 % GEMM_GLU_G >= GEMM_GLU_G / 2 ? GEMM_N : 0L))
+/* gemm_glu's B copy slot i of the ws/pp producer (GEMM_LT = 128): tile row
+   (i) * 16 is output column GEMM_GLU_C(i), weight row GEMM_GLU_R(i) */
+#define GEMM_GLU_I(i) ((i) * (GEMM_LT / 8))
+#define GEMM_GLU_C(i) (GEMM_GLU_I(i) / GEMM_GLU_G * (GEMM_GLU_G / 2) + GEMM_GLU_I(i) % GEMM_GLU_G % (GEMM_GLU_G / 2))
+#define GEMM_GLU_R(i) (GEMM_GLU_C(i) + (GEMM_GLU_I(i) % GEMM_GLU_G >= GEMM_GLU_G / 2 ? GEMM_N : 0L))
 #define GEMM_KT GEMM_CDIV(GEMM_K, (long)BK)
 #define GEMM_KP (GEMM_LT * 8 / BM)   /* k rows of an M-major panel a pass of GEMM_LT threads fills */
 /* an M-major panel's element offset of the run of 8 rows mc at k row ki:

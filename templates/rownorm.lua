@@ -101,7 +101,9 @@ local function geometry(spec)
   if y then y = contig(y) end
   local axis = n.attrs.axis + 1
   local N = x.shape[axis]
-  return { node = n, x = x, y = y, axis = axis, N = N, rows = x.numel // N }
+  -- sx: the stride between a row's elements (0 for a single element)
+  return { node = n, x = x, y = y, axis = axis, N = N, rows = x.numel // N,
+           sx = N == 1 and 0 or x.strides[axis] }
 end
 
 -- block-wide combination of per-thread states ---------------------------------
@@ -213,8 +215,7 @@ function T.constraints(spec, cfg)
   if cfg.TPR > np2(g.N) then return false, "more threads per row than elements" end
   local npt = kg.cdiv(g.N, cfg.TPR)
   if cfg.path == "tile" then
-    local sx = g.x.shape[g.axis] == 1 and 0 or g.x.strides[g.axis]
-    if sx == 1 or g.N == 1 then return false, "tile is for rows whose elements are strided" end
+    if g.sx == 1 or g.N == 1 then return false, "tile is for rows whose elements are strided" end
     local esz = g.x.dtype == "f32" and 4 or 2
     local bytes = (cfg.BLOCK // cfg.TPR) * ((g.N + 1) * esz + 8)
     local lim = spec.limits.smem
@@ -247,8 +248,7 @@ function T.rank(spec, cfg)
   local op = g.node.op
   local passes = ({ regs = 1.1, tile = 1.15, onepass = 2,
     twopass = (op == "rmsnorm") and 2 or 3 })[cfg.path]
-  local sx = g.x.shape[g.axis] == 1 and 0 or g.x.strides[g.axis]
-  local strided = sx ~= 1 and g.N > 1
+  local strided = g.sx ~= 1 and g.N > 1
   local coal = 1
   if strided and cfg.path ~= "tile" and cfg.TPR > 1 then coal = 2 end
   local npt = kg.cdiv(g.N, cfg.TPR)
@@ -287,7 +287,7 @@ function T.emit(spec, design)
   local xbase, ybase = offs(x, xi), offs(y, yi)
   xi[g.axis] = "j"; yi[g.axis] = "j"
   -- element j of the row, relative to the row's base
-  local sx = x.shape[g.axis] == 1 and 0 or x.strides[g.axis]
+  local sx = g.sx
   local sy = y.shape[g.axis] == 1 and 0 or y.strides[g.axis]
   -- the tile keeps x's storage type; OpenCL C without cl_khr_fp16 has no
   -- half arrays, only half pointers, so its f16 tile is ushort seen as half

@@ -41,6 +41,20 @@ verdict() {
         echo "ok   $1: $2"
     fi
 }
+# refused ARGS...: `kgen space ARGS` passes no config
+refused() {
+    case $("$kgen" space "$@" 2>&1 | tail -n 1) in *": 0 of "*) return 0 ;; esac
+    return 1
+}
+# has_all TAG FILE PATTERN...: adds TAG:PATTERN to $bad for each fixed
+# string PATTERN that FILE lacks
+has_all() {
+    tag=$1 file=$2
+    shift 2
+    for p in "$@"; do
+        grep -qF "$p" "$file" 2>/dev/null || bad="$bad $tag:$p"
+    done
+}
 for f in "$src"/tests/kernels/*.pat "$src"/examples/*.pat; do
     [ -f "$f" ] || continue
     total=$((total + 1))
@@ -124,9 +138,8 @@ if [ "$mode" = sm_90 ]; then
         grep -q '\*p = zq;' "$cu" || bad="$bad gated-asmem"
     "$kgen" gen "$g" --dim B=2 --dim C=64 --dim T=100 --backend cuda --arch sm_90 \
         -o "$ad/g100" --where path=wgmma --where prologue=smem >/dev/null 2>&1 && bad="$bad gated-T100"
-    lin=$("$kgen" space gemm "$src/tests/kernels/gemm_linear_f16.pat" --arch sm_90 \
-        --kernel k2_linear --where prologue=smem 2>&1 | tail -n 1)
-    case $lin in *": 0 of "*) ;; *) bad="$bad linear-asmem" ;; esac
+    refused gemm "$src/tests/kernels/gemm_linear_f16.pat" --arch sm_90 \
+        --kernel k2_linear --where prologue=smem || bad="$bad linear-asmem"
     for a in "$g --dim B=2 --dim C=64 --dim T=96" \
              "$src/tools/bench/ln_gemm_gelu.pat --dim M=300 --dim K=256 --dim N=328" \
              "$src/examples/convnext_block.pat --dim B=2 --dim C=64 --dim F=128 --dim T=72 --kernel k2_ln_gemm_gelu"; do
@@ -209,15 +222,12 @@ if [ "$mode" = sm_90 ]; then
     "$kgen" gen "$g" --dim B=2 --dim C=64 --dim T=100 --backend cuda --arch sm_90 \
         -o "$wd/g100" --where sched=ws >/dev/null 2>&1 && bad="$bad gated-T100"
     for w in "path=mma" "path=simt"; do
-        n=$("$kgen" space gemm "$lf" --arch sm_90 --kernel k2_linear --where sched=ws --where $w 2>&1 | tail -n 1)
-        case $n in *": 0 of "*) ;; *) bad="$bad $w" ;; esac
+        refused gemm "$lf" --arch sm_90 --kernel k2_linear --where sched=ws --where $w || bad="$bad $w"
     done
     ln=$src/tools/bench/ln_gemm_gelu.pat
-    n=$("$kgen" space gemm "$ln" --arch sm_90 --where sched=ws --where ln=fold 2>&1 | tail -n 1)
-    case $n in *": 0 of "*) ;; *) bad="$bad ln-fold" ;; esac
-    n=$("$kgen" space gemm "$src/examples/convnext_block.pat" --arch sm_90 --kernel k2_ln_gemm_gelu \
-        --where sched=ws 2>&1 | tail -n 1)
-    case $n in *": 0 of "*) ;; *) bad="$bad ln-transposed" ;; esac
+    refused gemm "$ln" --arch sm_90 --where sched=ws --where ln=fold || bad="$bad ln-fold"
+    refused gemm "$src/examples/convnext_block.pat" --arch sm_90 --kernel k2_ln_gemm_gelu \
+        --where sched=ws || bad="$bad ln-transposed"
     "$kgen" gen "$ln" --backend cuda --arch sm_90 -o "$wd/ln" --where sched=ws --where WM=2 \
         >/dev/null 2>&1 || bad="$bad gen-ln"
     cu="$wd/ln/k0_ln_gemm_gelu.prepass.wgmma.smem.ws.cu"
@@ -230,12 +240,9 @@ if [ "$mode" = sm_90 ]; then
     "$kgen" gen "$ln" --backend cuda --arch sm_90 -o "$wd/lc" --where sched=ws --where LNC=2 \
         >/dev/null 2>&1 || bad="$bad gen-lnc"
     cu="$wd/lc/k0_ln_gemm_gelu.prepass.wgmma.smem.ws.cu"
-    for p in '__cluster_dims__(LNC, 1, 1)' 'kg_ln_cluster_sync();' 'kg_ln_ld_peer(kg_ln_peer(&gemm_mean' \
-             'kg_gemm_cp16(gemm_gb + ws * 128' '(gemm_gb + xs * 128 + ch * 8)'; do
-        grep -qF "$p" "$cu" 2>/dev/null || bad="$bad lnc:$p"
-    done
-    n=$("$kgen" space gemm "$ln" --arch sm_90 --where sched=sync --where LNC=2 2>&1 | tail -n 1)
-    case $n in *": 0 of "*) ;; *) bad="$bad lnc-sync" ;; esac
+    has_all lnc "$cu" '__cluster_dims__(LNC, 1, 1)' 'kg_ln_cluster_sync();' 'kg_ln_ld_peer(kg_ln_peer(&gemm_mean' \
+        'kg_gemm_cp16(gemm_gb + ws * 128' '(gemm_gb + xs * 128 + ch * 8)'
+    refused gemm "$ln" --arch sm_90 --where sched=sync --where LNC=2 || bad="$bad lnc-sync"
     # shellcheck disable=SC2086
     out=$("$kgen" check "$ln" --dim M=300 --dim K=520 --dim N=1024 $args --configs 2 \
         --where sched=ws --where LNC=4 2>&1)
@@ -271,21 +278,17 @@ if [ "$mode" = sm_90 ]; then
     "$kgen" gen "$lf" --backend cuda --arch sm_90 --kernel k2_linear -o "$wd/l" \
         --where sched=pp >/dev/null 2>&1 || bad="$bad gen-linear"
     cu=$(ls "$wd"/l/*.pp.cu 2>/dev/null)
-    for p in 'kg_mb_wait(&gemm_turn[cw], (turn & 1u) ^ (cw == 0 ? 1u : 0u));' \
-             'kg_mb_arrive(&gemm_turn[cw ^ 1]);' '#define GEMM_CSYNC() kg_bar_sync(5 + cw, GEMM_NT)' \
-             'for (long t = KG_BID(0) + cw * KG_GDIM(0); t < GEMM_TILES; t += 2 * KG_GDIM(0)) {' \
-             'float *const gemm_ct = gemm_ep + cw * GEMM_EST;' 'setmaxnreg.inc'; do
-        grep -qF "$p" "$cu" 2>/dev/null || bad="$bad linear:$p"
-    done
+    has_all linear "$cu" 'kg_mb_wait(&gemm_turn[cw], (turn & 1u) ^ (cw == 0 ? 1u : 0u));' \
+        'kg_mb_arrive(&gemm_turn[cw ^ 1]);' '#define GEMM_CSYNC() kg_bar_sync(5 + cw, GEMM_NT)' \
+        'for (long t = KG_BID(0) + cw * KG_GDIM(0); t < GEMM_TILES; t += 2 * KG_GDIM(0)) {' \
+        'float *const gemm_ct = gemm_ep + cw * GEMM_EST;' 'setmaxnreg.inc'
     # gemm_glu's paired B rows by the producer: one address per thread
     "$kgen" gen "$src/examples/lynxnet2_block.pat" --dim B=2 --dim T=96 --dim C=72 --kernel k4_gemm_glu \
         --backend cuda --arch sm_90 -o "$wd/glu" --where sched=pp >/dev/null 2>&1 || bad="$bad gen-glu"
     grep -qF 'p + GEMM_GLU_R(i) * 72' "$wd"/glu/*.pp.cu 2>/dev/null || bad="$bad glu-affine"
     ln=$src/tools/bench/ln_gemm_gelu.pat
-    for w in "--where ln=prepass" "--where WM=2" "--where MINB=2"; do
-        # shellcheck disable=SC2086
-        n=$("$kgen" space gemm "$ln" --arch sm_90 --where sched=pp $w 2>&1 | tail -n 1)
-        case $n in *": 0 of "*) ;; *) bad="$bad refused:$w" ;; esac
+    for w in "ln=prepass" "WM=2" "MINB=2"; do
+        refused gemm "$ln" --arch sm_90 --where sched=pp --where $w || bad="$bad refused:$w"
     done
     for a in "$lf --kernel k2_linear" "$src/tools/bench/gated_tanh_residual.pat --dim B=2 --dim C=64 --dim T=96" \
              "$src/examples/wavenet_layer.pat --dim B=2 --dim C=64 --dim H=32 --dim T=96 --kernel k4_conv1x1_residual" \

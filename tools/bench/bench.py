@@ -480,7 +480,7 @@ def row_text(r):
             f"best peer {best[1]} {best[0]:.4f} ms, speed-up "
             f"{best[0] / t['kgen']:.2f}x, floor {floor_ms(r):.4f} ms, check "
             f"{'ok' if chk else 'MISMATCH'}" +
-            (f", {untuned(r)} kernels UNTUNED" if untuned(r) else ""))
+            (f", {n} kernels UNTUNED" if (n := untuned(r)) else ""))
 
 
 def render(args):
@@ -501,8 +501,9 @@ def render(args):
                          f"{r['error'][:120].splitlines()[0]} |" + " |" * 9)
             continue
         t = r["ms"]
+        n = untuned(r)
         cells = [f"{t['kgen']:.4f} ms<br>{rate(r, t['kgen'])}" +
-                 (f"<br>**{untuned(r)} untuned**" if untuned(r) else "")]
+                 (f"<br>**{n} untuned**" if n else "")]
         for p in PEERS:
             cells.append(f"{t[p]:.4f}<br>{rate(r, t[p])}" if p in t else "—")
         best = min((t[p], p) for p in PEERS if p in t)
