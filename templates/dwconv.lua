@@ -38,11 +38,11 @@
 local T = {
   name = "dwconv",
   backends = { "cuda", "opencl" },
-  design = { path = { "tile", "direct" }, items = { "apart", "run" } },
+  design = { path = { "tile", "direct", "lanes" }, items = { "apart", "run" } },
   tuning = {
     BT = { 32, 64, 128, 256, 512 },
     BC = { 1, 2, 4, 8, 16, 32 },
-    ITEMS = { 1, 2, 4, 8 },
+    ITEMS = { 1, 2, 4, 8, 16, 32 },
     BLOCK = { 64, 128, 256, 512 },
   },
 }
@@ -136,6 +136,23 @@ function T.constraints(spec, cfg)
   end
   if cfg.BLOCK ~= first.BLOCK[1] then return false, "BLOCK is direct's knob" end
   if g.K > 32 then return false, "more than 32 taps for registers" end
+  if cfg.path == "lanes" then
+    if cfg.items ~= "apart" then return false, "items is tile's knob" end
+    if not channels_last(g) or g.x.strides[2] ~= 1 then
+      return false, "lanes reads contiguous channels: a channels-last input"
+    end
+    if cfg.BC < 16 then return false, "fewer than 16 channels a row: loads under 32 bytes" end
+    if cfg.ITEMS < 8 then return false, "a run under 8 outputs re-reads its halo" end
+    if cfg.ITEMS + g.K > 64 then return false, "a run's sums and taps over 64 registers" end
+    local nl = cfg.BC * cfg.BT // cfg.ITEMS
+    if cfg.ITEMS > cfg.BT then return false, "ITEMS over BT" end
+    if nl > spec.limits.threads then return false, "BC * BT / ITEMS over the device's threads" end
+    if nl < 64 then return false, "fewer than 64 threads" end
+    if cfg.BT > 32 and cfg.BT > np2(g.Tout) then return false, "BT beyond Tout" end
+    if cfg.BC > np2(g.C) then return false, "BC beyond C" end
+    return true
+  end
+  if cfg.ITEMS > 8 then return false, "the tile takes ITEMS up to 8" end
   local nt = cfg.BC * cfg.BT // cfg.ITEMS
   if cfg.ITEMS > cfg.BT then return false, "ITEMS over BT" end
   if nt > spec.limits.threads then return false, "BC * BT / ITEMS over the device's threads" end
@@ -147,7 +164,7 @@ function T.constraints(spec, cfg)
     if run_len(g, cfg) > 64 then return false, "a run's inputs over 64 registers" end
     win = win | 1
   end
-  local bytes = cfg.BC * win * 4
+  local bytes = cfg.BC * (win + (channels_last(g) and (g.K | 1) or 0)) * 4
   local lim = spec.limits.smem
   if spec.backend == "cuda" and lim > MAX_STATIC then lim = MAX_STATIC end
   if bytes > lim then return false, "the window is over the shared memory" end
@@ -165,6 +182,14 @@ function T.rank(spec, cfg)
   if cfg.path == "direct" then
     -- every tap from global memory: K loads per output, partly cached
     return 2 + g.K / 8 + store + (channels_last(g) and 8 or 0)
+  end
+  if cfg.path == "lanes" then
+    -- each row read once from memory (the halo's re-reads hit the cache),
+    -- run_len / ITEMS loads and K FMAs an output, ITEMS results a store
+    local load = 32 / math.min(32, cfg.BC * esz)
+    store = 32 / math.min(32, cfg.ITEMS * esz)
+    local nt = cfg.BC * cfg.BT // cfg.ITEMS
+    return load + store + (nt < 128 and 0.5 or 0) + (g.K + 2 * run_len(g, cfg) / cfg.ITEMS) / 16
   end
   local win = (cfg.BT - 1) * g.S + (g.K - 1) * g.D + 1
   local amp = win / (cfg.BT * g.S)
@@ -218,18 +243,50 @@ local function emit_direct(spec, g)
   return table.concat(L, "\n")
 end
 
+-- the ITEMS consecutive results acc[] of channel c from output tr on: on
+-- CUDA, 16-bit results leave 8 at a time in 16-byte stores where Tout is a
+-- multiple of 8 (a run starts at a multiple of ITEMS)
+local function run_store(spec, g, add)
+  local y = g.y
+  local yo = string.format("(b * %dL + c) * %dL + tr", g.C, g.Tout)
+  local scalar = {
+    "  #pragma unroll",
+    "  for (int it = 0; it < ITEMS; it++)",
+    string.format("    if (tr + it < %dL) %s", g.Tout, kg.store(spec, y.dtype, y.cname, yo .. " + it", "acc[it]")),
+  }
+  if spec.backend == "cuda" and y.dtype ~= "f32" and g.Tout % 8 == 0 then
+    -- 8 results, 16 bytes a store (the run starts at a multiple of 8)
+    local ct = kg.ctype(spec, y.dtype)
+    local cvt = y.dtype == "f16" and "__float2half_rn" or "__float2bfloat16_rn"
+    add(string.format([[
+#if ITEMS %% 8 == 0
+  #pragma unroll
+  for (int i8 = 0; i8 < ITEMS; i8 += 8)
+    if (tr + i8 + 8 <= %dL) {
+      __align__(16) %s pk[8];
+      #pragma unroll
+      for (int it = 0; it < 8; it++) pk[it] = %s(acc[i8 + it]);
+      *(uint4 *)(%s + (%s + i8)) = *(const uint4 *)pk;
+    }
+#else]], g.Tout, ct, cvt, y.cname, yo))
+    for _, l in ipairs(scalar) do add(l) end
+    add("#endif")
+  else
+    for _, l in ipairs(scalar) do add(l) end
+  end
+end
+
 -- items = run: thread tid computes outputs t0 + ti * ITEMS + it of channel
 -- c0 + ci (ci = tid % BC), from RUN inputs of its window row in registers
-local function emit_run(spec, g, add)
-  local w, y, bias = g.w, g.y, g.bias
+local function emit_run(spec, g, add, wload)
+  local bias = g.bias
   local R = string.format("((ITEMS - 1) * %d + %d)", g.S, (g.K - 1) * g.D + 1)
   add("  const int ci = tid % BC, ti = tid / BC;")
   add("  const long c = c0 + ci;")
   add(string.format("  if (c >= %dL) return;", g.C))
   add(string.format("  float wk[%d];", g.K))
   add("  #pragma unroll")
-  add(string.format("  for (int k = 0; k < %d; k++) wk[k] = %s;", g.K,
-    kg.load(spec, w.dtype, w.cname, offs(w, { "c", "0", "k" }))))
+  add(string.format("  for (int k = 0; k < %d; k++) wk[k] = %s;", g.K, wload))
   add(string.format("  const float bv = %s;", bias and kg.load(spec, bias.dtype, bias.cname, offs(bias, { "c" })) or "0.0f"))
   add(string.format("  float xv[%s];", R))
   add("  #pragma unroll")
@@ -242,30 +299,7 @@ local function emit_run(spec, g, add)
   add(string.format("    for (int k = 0; k < %d; k++) acc[it] += wk[k] * xv[it * %d + k * %d];", g.K, g.S, g.D))
   add("  }")
   add("  const long tr = t0 + ti * ITEMS;")
-  local yo = string.format("(b * %dL + c) * %dL + tr", g.C, g.Tout)
-  local scalar = {
-    "  #pragma unroll",
-    "  for (int it = 0; it < ITEMS; it++)",
-    string.format("    if (tr + it < %dL) %s", g.Tout, kg.store(spec, y.dtype, y.cname, yo .. " + it", "acc[it]")),
-  }
-  if spec.backend == "cuda" and y.dtype ~= "f32" and g.Tout % 8 == 0 then
-    -- 8 results, 16 bytes: one store (the run starts at a multiple of 8)
-    local ct = kg.ctype(spec, y.dtype)
-    local cvt = y.dtype == "f16" and "__float2half_rn" or "__float2bfloat16_rn"
-    add(string.format([[
-#if ITEMS == 8
-  if (tr + 8 <= %dL) {
-    __align__(16) %s pk[8];
-    #pragma unroll
-    for (int it = 0; it < 8; it++) pk[it] = %s(acc[it]);
-    *(uint4 *)(%s + (%s)) = *(const uint4 *)pk;
-  }
-#else]], g.Tout, ct, cvt, y.cname, yo))
-    for _, l in ipairs(scalar) do add(l) end
-    add("#endif")
-  else
-    for _, l in ipairs(scalar) do add(l) end
-  end
+  run_store(spec, g, add)
 end
 
 local function emit_tile(spec, g, design)
@@ -279,6 +313,15 @@ local function emit_tile(spec, g, design)
   add(run and "#define WS (WIN | 1)" or "#define WS WIN")
   add("#define NT (BC * BT / ITEMS)")
   add("  KG_SHARED float win[BC * WS];")
+  -- channels-last (lanes on consecutive channels): the block's BC x K
+  -- weights, one contiguous run of w, staged once, rows KS = K | 1 floats
+  -- apart; read per thread from global memory they cost a scattered load a
+  -- tap.  Else a warp's lanes share a few channels and read w directly.
+  local stagew = channels_last(g)
+  if stagew then
+    add(string.format("#define KS %d", g.K | 1))
+    add("  KG_SHARED float wsm[BC * KS];")
+  end
   add("  const int tid = (int)KG_TID(0);")
   add("  long bid = KG_BID(0);")
   add(string.format("  const long tb = bid %% ((%dL + BT - 1) / BT); bid /= (%dL + BT - 1) / BT;", g.Tout, g.Tout))
@@ -318,17 +361,24 @@ local function emit_tile(spec, g, design)
     g.C, g.T, kg.load(spec, x.dtype, x.cname, offs(x, { "b", "c", "p" }))))
   add("  }")
   if V then add("#endif") end
+  if stagew then
+    add(string.format("  for (int e = tid; e < BC * %d; e += NT) {", g.K))
+    add(string.format("    const int ci = e / %d, k = e %% %d;", g.K, g.K))
+    add(string.format("    wsm[ci * KS + k] = c0 + ci < %dL ? %s : 0.0f;", g.C,
+      kg.load(spec, w.dtype, w.cname, offs(w, { "c0 + ci", "0", "k" }))))
+    add("  }")
+  end
   add("  KG_BARRIER();")
+  local wload = stagew and "wsm[ci * KS + k]" or kg.load(spec, w.dtype, w.cname, offs(w, { "c", "0", "k" }))
   if run then
-    emit_run(spec, g, add)
+    emit_run(spec, g, add, wload)
     return table.concat(L, "\n")
   end
   add("  const int ci = tid / (BT / ITEMS), ti = tid % (BT / ITEMS);")
   add("  const long c = c0 + ci;")
   add(string.format("  if (c >= %dL) return;", g.C))
   add(string.format("  float wk[%d];", g.K))
-  add(string.format("  for (int k = 0; k < %d; k++) wk[k] = %s;", g.K,
-    kg.load(spec, w.dtype, w.cname, offs(w, { "c", "0", "k" }))))
+  add(string.format("  for (int k = 0; k < %d; k++) wk[k] = %s;", g.K, wload))
   add(string.format("  const float bv = %s;", bias and kg.load(spec, bias.dtype, bias.cname, offs(bias, { "c" })) or "0.0f"))
   add("  for (int it = 0; it < ITEMS; it++) {")
   add("    const int tt = ti + it * (BT / ITEMS);")
@@ -344,9 +394,54 @@ local function emit_tile(spec, g, design)
   return table.concat(L, "\n")
 end
 
+-- path = lanes: thread tid takes channel c0 + tid % BC (lanes along the
+-- contiguous channels of a channels-last input, so a warp's load is one
+-- run of the row) and the ITEMS consecutive outputs from t0 + (tid / BC) *
+-- ITEMS; it streams the run's inputs from global memory one position at a
+-- time, adding each into every sum it feeds (no shared-memory window: the
+-- block's threads overlap in time, and their halo re-reads hit the cache)
+local function emit_lanes(spec, g)
+  local x, w, bias = g.x, g.w, g.bias
+  local L = {}
+  local function add(s) L[#L + 1] = s end
+  add(string.format("#define RUN ((ITEMS - 1) * %d + %d)", g.S, (g.K - 1) * g.D + 1))
+  add("  const int tid = (int)KG_TID(0);")
+  add("  long bid = KG_BID(0);")
+  add(string.format("  const long tb = bid %% ((%dL + BT - 1) / BT); bid /= (%dL + BT - 1) / BT;", g.Tout, g.Tout))
+  add(string.format("  const long cb = bid %% ((%dL + BC - 1) / BC);", g.C))
+  add(string.format("  const long b = bid / ((%dL + BC - 1) / BC);", g.C))
+  add("  const int ci = tid % BC, ti = tid / BC;")
+  add("  const long c = cb * BC + ci, tr = tb * BT + (long)ti * ITEMS;")
+  add(string.format("  if (c >= %dL || tr >= %dL) return;", g.C, g.Tout))
+  add(string.format("  float wk[%d];", g.K))
+  add("  #pragma unroll")
+  add(string.format("  for (int k = 0; k < %d; k++) wk[k] = %s;", g.K,
+    kg.load(spec, w.dtype, w.cname, offs(w, { "c", "0", "k" }))))
+  add(string.format("  const float bv = %s;", bias and kg.load(spec, bias.dtype, bias.cname, offs(bias, { "c" })) or "0.0f"))
+  add("  float acc[ITEMS];")
+  add("  #pragma unroll")
+  add("  for (int it = 0; it < ITEMS; it++) acc[it] = bv;")
+  add(string.format("  const long p0 = tr * %dL - %dL;", g.S, g.P))
+  add("  #pragma unroll")
+  add("  for (int j = 0; j < RUN; j++) {")
+  add("    const long p = p0 + j;")
+  add(string.format("    const float xj = p >= 0 && p < %dL ? %s : 0.0f;", g.T,
+    kg.load(spec, x.dtype, x.cname, offs(x, { "b", "c", "p" }))))
+  add("    #pragma unroll")
+  add("    for (int it = 0; it < ITEMS; it++) {")
+  add(string.format("      const int kk = j - it * %d;", g.S))
+  add(string.format("      if (kk >= 0 && kk %% %d == 0 && kk / %d < %d) acc[it] += wk[kk / %d] * xj;",
+    g.D, g.D, g.K, g.D))
+  add("    }")
+  add("  }")
+  run_store(spec, g, add)
+  return table.concat(L, "\n")
+end
+
 function T.emit(spec, design)
   local g = geometry(spec)
-  local body = design.path == "tile" and emit_tile(spec, g, design) or emit_direct(spec, g)
+  local body = design.path == "tile" and emit_tile(spec, g, design) or
+    design.path == "lanes" and emit_lanes(spec, g) or emit_direct(spec, g)
   local out = { kg.prelude(spec) }
   out[#out + 1] = kg.comment(string.format(
     "depthwise conv1d: B %d, C %d, T %d -> %d, K %d, stride %d, padding %d, dilation %d%s%s",

@@ -365,11 +365,35 @@ if [ "$mode" = sm_90 ]; then
     "$kgen" gen "$src/examples/lynxnet2_block.pat" --kernel k2_conv1d --backend cuda --arch sm_90 \
         -o "$wd" --where items=run >/dev/null 2>&1 || bad="$bad gen"
     grep -qF '#define WS (WIN | 1)' "$wd"/*.cu 2>/dev/null &&
-        grep -qF '*(uint4 *)(a3 + ((b * 1024L + c) * 768L + tr)) = *(const uint4 *)pk;' "$wd"/*.cu ||
+        grep -qF '*(uint4 *)(a3 + ((b * 1024L + c) * 768L + tr + i8)) = *(const uint4 *)pk;' "$wd"/*.cu ||
         bad="$bad run-store"
     rm -rf "$wd"
 fi
 verdict "dwconv items=run" "consecutive outputs from registers"
+# dwconv path=lanes: channels-last inputs only, lanes along the contiguous
+# channels, each thread streaming its run of inputs from global memory; the
+# channels-last kernels pass under it (f16 with padding, f32 with stride 3
+# and dilation 3), the channel-major ones (T > 1) and 7 channels (under 16
+# a row) have no config, and LYNXNet2's depthwise conv ranks it first.
+total=$((total + 1))
+bad=
+# shellcheck disable=SC2086
+out=$("$kgen" check "$src/tests/kernels/dwconv_transposed.pat" $args --configs 4 --where path=lanes 2>&1)
+for k in k1_conv1d k4_conv1d; do
+    echo "$out" | grep -q "^$k .* ok .*path=lanes" || bad="$bad $k"
+done
+echo "$out" | grep -q '^k6_conv1d .*no config' || bad="$bad k6-constraint"
+echo "$out" | tail -n 1 | grep -q ' 0 compile errors, 0 launch errors, 0 wrong results' || bad="$bad summary"
+# shellcheck disable=SC2086
+out2=$("$kgen" check "$src/tests/kernels/dwconv_basic.pat" $args --configs 2 --where path=lanes 2>&1)
+for k in k1_conv1d k2_conv1d k3_conv1d k4_conv1d; do
+    echo "$out2" | grep -q "^$k .*no config" || bad="$bad $k-channel-major"
+done
+[ -n "$bad" ] && echo "$out" && echo "$out2"
+best=$("$kgen" space dwconv "$src/examples/lynxnet2_block.pat" --kernel k2_conv1d --arch sm_90 --rank 1 2>&1 |
+    grep -E '^ +1 ' | sort -k2 -g | head -n 1)
+case $best in *path=lanes*) ;; *) bad="$bad rank" ;; esac
+verdict "dwconv path=lanes" "channels-last runs streamed from global memory"
 # f32 GEMMs take the tensor cores too (3xTF32 on mma.sync m16n8k8): every
 # GEMM kernel of the WaveNet layer in f32 compiles on path=mma, and its
 # dilated conv (A read along T) uses the transposed tile with scalar
