@@ -86,9 +86,21 @@ end
 local Gen = {}
 Gen.__index = Gen
 
+-- index arithmetic in 32 bits where every index fits: a 64-bit division by
+-- a constant is a dozen instructions, a 32-bit one three, and an
+-- elementwise kernel over a [B, C, T] view spends more on them than on
+-- its loads
 local function new_gen(spec)
+  local narrow = true
+  for _, v in ipairs(spec.values) do
+    local n = 1
+    for _, d in ipairs(v.shape or {}) do n = n * d end
+    if n >= 2 ^ 31 then narrow = false end
+  end
   return setmetatable({ spec = spec, prod = producers(spec), lines = {},
-                        memo = {}, ntemp = 0, indent = "      " }, Gen)
+                        memo = {}, ntemp = 0, indent = "      ",
+                        itype = narrow and "unsigned" or "long",
+                        isfx = narrow and "u" or "L" }, Gen)
 end
 
 function Gen:emit(s) self.lines[#self.lines + 1] = self.indent .. s end
@@ -108,9 +120,9 @@ function Gen:delinearize(lin, shape)
       idx[j] = rest
     else
       local t = self:temp("q")
-      self:emit(string.format("long %s = %s;", t, rest))
-      idx[j] = "(" .. t .. " % " .. shape[j] .. "L)"
-      rest = "(" .. t .. " / " .. shape[j] .. "L)"
+      self:emit(string.format("%s %s = (%s)%s;", self.itype, t, self.itype, rest))
+      idx[j] = "(" .. t .. " % " .. shape[j] .. self.isfx .. ")"
+      rest = "(" .. t .. " / " .. shape[j] .. self.isfx .. ")"
     end
   end
   return idx

@@ -370,6 +370,20 @@ if [ "$mode" = sm_90 ]; then
     rm -rf "$wd"
 fi
 verdict "dwconv items=run" "consecutive outputs from registers"
+# elementwise index arithmetic in 32 bits where every index fits: the
+# WaveNet layer's broadcast add over [B, C, T] splits its index with 32-bit
+# divisions, no 64-bit one left (each is a dozen instructions)
+if [ "$mode" = sm_90 ]; then
+    total=$((total + 1))
+    bad=
+    wd=$(mktemp -d)
+    "$kgen" gen "$src/examples/wavenet_layer.pat" --kernel k2_elementwise --backend cuda --arch sm_90 \
+        -o "$wd" >/dev/null 2>&1 || bad="$bad gen"
+    grep -qF 'unsigned q1 = (unsigned)i;' "$wd"/*.cu 2>/dev/null || bad="$bad narrow"
+    grep -qE '[/%] [0-9]+L\)' "$wd"/*.cu 2>/dev/null && bad="$bad wide-division"
+    rm -rf "$wd"
+    verdict "elementwise 32-bit indices" "no 64-bit division where every index fits"
+fi
 # dwconv path=lanes: channels-last inputs only, lanes along the contiguous
 # channels, each thread streaming its run of inputs from global memory; the
 # channels-last kernels pass under it (f16 with padding, f32 with stride 3
