@@ -11,6 +11,13 @@
 -- cost nothing) or a constant.  Every intermediate is a named float
 -- temporary, so shared subexpressions are computed once per element.
 --
+-- VEC = 8 (CUDA; every output of one shape whose last axis is a multiple
+-- of 8): a work-item takes 8 consecutive elements along the last axis.  It
+-- splits their index once, loads each argument that runs along that axis
+-- with stride 1 (and starts 16-byte aligned) in 16 or 32 bytes at once,
+-- computes the 8 elements in an unrolled loop, and stores such outputs 16
+-- or 32 bytes at once; other arguments are read element by element.
+--
 -- Arithmetic is f32 whatever the storage dtype; stores round to nearest
 -- even.  Outputs of different shapes are each covered by the same launch
 -- (the grid covers the largest), each with its own bounds check.
@@ -22,8 +29,43 @@ local T = {
   tuning = {
     BLOCK = { 64, 128, 256, 512 },
     ITEMS = { 1, 2, 4 },
+    VEC = { 1, 8 },
   },
 }
+
+local V = 8
+-- the innermost index of element J of a work-item's run (VEC = 8)
+local VTOK = "(rv + J)"
+
+-- dtypes moved 16 bytes at a time under VEC
+local VDT = { f16 = 2, bf16 = 2, f32 = 4 }
+
+-- can arg (its last index `last` of element J, the others `rest`) be read
+-- or written as one run of V elements: stride 1 along the run, every
+-- other axis a whole number of runs from a 16-byte-aligned start
+local function vec_arg(a, idx)
+  if not VDT[a.dtype] or a.rank ~= #idx or a.rank == 0 then return false end
+  if idx[a.rank] ~= VTOK or a.strides[a.rank] ~= 1 then return false end
+  if a.offset % V ~= 0 then return false end
+  for k = 1, a.rank - 1 do
+    if idx[k]:find("J", 1, true) then return false end
+    if a.shape[k] ~= 1 and a.strides[k] % V ~= 0 then return false end
+  end
+  return true
+end
+
+-- VEC = 8 is possible: CUDA, the outputs of one shape, its last axis whole
+-- runs of V
+local function vec_shape(spec)
+  if spec.backend ~= "cuda" then return nil end
+  local shape
+  for _, o in ipairs(spec.outputs) do
+    if shape and table.concat(shape, ",") ~= table.concat(o.shape, ",") then return nil end
+    shape = o.shape
+  end
+  if not shape or #shape == 0 or shape[#shape] % V ~= 0 then return nil end
+  return shape
+end
 
 local function largest(spec)
   local n = 0
@@ -50,15 +92,18 @@ function T.constraints(spec, cfg)
     return false, "BLOCK over the device's threads per block"
   end
   -- more items per thread than elements only wastes threads
-  if cfg.ITEMS > 1 and largest(spec) < cfg.BLOCK * cfg.ITEMS then
+  if cfg.ITEMS > 1 and largest(spec) < cfg.BLOCK * cfg.ITEMS * cfg.VEC then
     return false, "fewer elements than one block covers"
+  end
+  if cfg.VEC > 1 and not vec_shape(spec) then
+    return false, "VEC: CUDA, outputs of one shape whose last axis is a multiple of 8"
   end
   return true
 end
 
 function T.launch(spec, cfg)
   local n = largest(spec)
-  return { grid = { math.max(1, kg.cdiv(n, cfg.BLOCK * cfg.ITEMS)), 1, 1 },
+  return { grid = { math.max(1, kg.cdiv(n, cfg.BLOCK * cfg.ITEMS * cfg.VEC)), 1, 1 },
            block = { cfg.BLOCK, 1, 1 }, smem = 0 }
 end
 
@@ -151,7 +196,32 @@ function Gen:value(v, idx)
   local e
   if not p then
     local a = spec.args[val.arg]
-    e = kg.load(spec, a.dtype, a.cname, kg.offset(a, idx))
+    -- (not under a concat's branch: a run hoisted out of it would read
+    -- the other branches' rows, out of the argument's range)
+    if self.pre and (self.branch or 0) == 0 and vec_arg(a, idx) then
+      -- one run of V elements, loaded once before the loop over J
+      local vkey = val.arg .. "|" .. table.concat(idx, ",")
+      local vn = self.vmemo[vkey]
+      if not vn then
+        vn = self:temp("v")
+        self.vmemo[vkey] = vn
+        self.nvec = self.nvec + 1
+        local i0 = {}
+        for k, x in ipairs(idx) do i0[k] = x end
+        i0[#i0] = "rv"
+        local ct = kg.ctype(spec, a.dtype)
+        self.pre[#self.pre + 1] = string.format("__align__(16) %s %s[%d];", ct, vn, V)
+        for c = 0, VDT[a.dtype] * V // 16 - 1 do
+          self.pre[#self.pre + 1] = string.format(
+            "((uint4 *)%s)[%d] = ((const uint4 *)(%s + (%s)))[%d];", vn, c, a.cname,
+            kg.offset(a, i0), c)
+        end
+      end
+      e = kg.load(spec, a.dtype, vn, "J")
+    else
+      if self.pre and table.concat(idx, ","):find("J", 1, true) then self.nscalar = self.nscalar + 1 end
+      e = kg.load(spec, a.dtype, a.cname, kg.offset(a, idx))
+    end
   else
     e = self:node(p.node, p.result, v, idx)
   end
@@ -192,6 +262,7 @@ function Gen:node(n, r, v, idx)
     self:emit(string.format("float %s;", t))
     local lo = 0
     local saved_memo, saved_indent = self.memo, self.indent
+    self.branch = (self.branch or 0) + 1
     for k, a in ipairs(args) do
       local size = spec.values[a].shape[ax]
       local cond = k == #args and "" or
@@ -208,6 +279,7 @@ function Gen:node(n, r, v, idx)
       self:emit("}")
       lo = lo + size
     end
+    self.branch = self.branch - 1
     return t
   elseif op == "masked_fill" then
     local x = self:value(args[1], broadcast(spec, v, args[1], idx))
@@ -238,6 +310,65 @@ local function output_values(spec)
   return by
 end
 
+-- the body of VEC = 8: the run's index split once, runs loaded before an
+-- unrolled loop over its elements J, runs stored after it
+local function emit_vec(spec, ov, shape)
+  local g = new_gen(spec)
+  g.indent = "    "
+  local n = kg.numel(shape)
+  local idx = g:delinearize("i0", shape)
+  g:emit(string.format("const %s rv = %s;", g.itype, idx[#idx]))
+  idx[#idx] = VTOK
+  local head = g.lines
+  g.lines, g.pre, g.vmemo, g.nvec, g.nscalar = {}, {}, {}, 0, 0
+  g.indent = "      "
+  local post = {}
+  for _, o in ipairs(spec.outputs) do
+    local x = g:value(ov[o.index], idx)
+    if vec_arg(o, idx) then
+      g.nvec = g.nvec + 1
+      local on = g:temp("o")
+      local ct = kg.ctype(spec, o.dtype)
+      g.pre[#g.pre + 1] = string.format("__align__(16) %s %s[%d];", ct, on, V)
+      g:emit(kg.store(spec, o.dtype, on, "J", x))
+      local i0 = {}
+      for k, e in ipairs(idx) do i0[k] = e end
+      i0[#i0] = "rv"
+      for c = 0, VDT[o.dtype] * V // 16 - 1 do
+        post[#post + 1] = string.format("    ((uint4 *)(%s + (%s)))[%d] = ((const uint4 *)%s)[%d];",
+          o.cname, kg.offset(o, i0), c, on, c)
+      end
+    else
+      g.nscalar = g.nscalar + 1
+      g:emit(kg.store(spec, o.dtype, o.cname, kg.offset(o, idx), x))
+    end
+  end
+  local L = {}
+  L[#L + 1] = string.format("    const long i0 = item * %d;", V)
+  L[#L + 1] = string.format("    if (i0 >= %dL) break;", n)
+  for _, l in ipairs(head) do L[#L + 1] = l end
+  for _, l in ipairs(g.pre) do L[#L + 1] = "    " .. l end
+  L[#L + 1] = "    #pragma unroll"
+  L[#L + 1] = string.format("    for (int J = 0; J < %d; J++) {", V)
+  for _, l in ipairs(g.lines) do L[#L + 1] = l end
+  L[#L + 1] = "    }"
+  for _, l in ipairs(post) do L[#L + 1] = l end
+  return table.concat(L, "\n"), g.nvec, g.nscalar
+end
+
+-- a rough cost, lower first (the tuner's first samples): VEC = 8 where
+-- most of the accesses along the run move 16 bytes at a time, mid-sized
+-- blocks, few items
+function T.rank(spec, cfg)
+  local r = (cfg.BLOCK == 256 or cfg.BLOCK == 128) and 0 or 0.25
+  r = r + (cfg.ITEMS - 1) * 0.05
+  if cfg.VEC > 1 then
+    local _, nv, ns = emit_vec(spec, output_values(spec), vec_shape(spec))
+    return r + (nv >= 2 * ns and nv > 0 and 0 or 2)
+  end
+  return r + 1
+end
+
 function T.emit(spec, design)
   local out = { kg.prelude(spec), kg.minmax(spec) }
   local g = new_gen(spec)
@@ -254,18 +385,28 @@ function T.emit(spec, design)
     g.indent = saved
     g:emit("}")
   end
+  local shape = vec_shape(spec)
+  local vec = shape and emit_vec(spec, ov, shape)
   out[#out + 1] = kg.line()
   out[#out + 1] = string.format([[
 KG_KERNEL void %s(
     %s)
 {
   long base = KG_BID(0) * KG_BDIM(0) * ITEMS + KG_TID(0);
+#if VEC > 1
+  for (int it = 0; it < ITEMS; it++) {
+    const long item = base + (long)it * KG_BDIM(0);
+%s
+  }
+#else
   for (int it = 0; it < ITEMS; it++) {
     long i = base + (long)it * KG_BDIM(0);
 %s
   }
+#endif
 }
-]], spec.kernel, kg.params(spec), table.concat(g.lines, "\n"))
+]], spec.kernel, kg.params(spec), vec or "#error VEC takes outputs of one shape",
+    table.concat(g.lines, "\n"))
   return table.concat(out, "\n")
 end
 

@@ -372,18 +372,43 @@ fi
 verdict "dwconv items=run" "consecutive outputs from registers"
 # elementwise index arithmetic in 32 bits where every index fits: the
 # WaveNet layer's broadcast add over [B, C, T] splits its index with 32-bit
-# divisions, no 64-bit one left (each is a dozen instructions)
+# divisions, no 64-bit one left (each is a dozen instructions).  VEC = 8
+# (CUDA): runs of 8 along the last axis move 16 bytes at a time where they
+# run with stride 1 from an aligned start (x, r, the split w1, both
+# outputs), element by element elsewhere (the transposed y), and never
+# hoisted out of a concat's branch (x read shifted there); OpenCL has no
+# VEC = 8 config.
+total=$((total + 1))
+bad=
 if [ "$mode" = sm_90 ]; then
-    total=$((total + 1))
-    bad=
     wd=$(mktemp -d)
     "$kgen" gen "$src/examples/wavenet_layer.pat" --kernel k2_elementwise --backend cuda --arch sm_90 \
         -o "$wd" >/dev/null 2>&1 || bad="$bad gen"
     grep -qF 'unsigned q1 = (unsigned)i;' "$wd"/*.cu 2>/dev/null || bad="$bad narrow"
     grep -qE '[/%] [0-9]+L\)' "$wd"/*.cu 2>/dev/null && bad="$bad wide-division"
     rm -rf "$wd"
-    verdict "elementwise 32-bit indices" "no 64-bit division where every index fits"
+    wd=$(mktemp -d)
+    "$kgen" gen "$src/tests/kernels/elementwise_vec.pat" --backend cuda --arch sm_90 -o "$wd" \
+        >/dev/null 2>&1 || bad="$bad gen-vec"
+    v=$(sed -n '/#if VEC > 1/,/#else/p' "$wd"/*.cu 2>/dev/null)
+    for want in 'const uint4 \*)(a0 + (((q2 / 24u)) \* 960L + ((q2 % 24u)) \* 40L + rv)))\[0\]' \
+                'const uint4 \*)(a2 + (rv)))\[1\]' \
+                'const uint4 \*)(a4 + (40 + ' \
+                '((uint4 \*)(a6 + ' '((uint4 \*)(a7 + ' \
+                'a3\[.*(rv + J)) \* 24L'; do
+        echo "$v" | grep -q "$want" || bad="$bad vec:$want"
+    done
+    echo "$v" | grep -q 'uint4 \*)(a0 + .*24u)) [+-] ' && bad="$bad hoisted-from-concat"
+    rm -rf "$wd"
+    # shellcheck disable=SC2086
+    "$kgen" check "$src/tests/kernels/elementwise_vec.pat" $args --configs 3 --where VEC=8 2>&1 |
+        tail -n 1 | grep -q ' 3 candidates ok, 0 compile errors' || bad="$bad compile-vec"
+else
+    refused elementwise "$src/tests/kernels/elementwise_vec.pat" --arch opencl --where VEC=8 ||
+        bad="$bad opencl-vec"
 fi
+verdict "elementwise VEC and 32-bit indices" "16-byte runs where aligned, no 64-bit division where every index fits"
+
 # dwconv path=lanes: channels-last inputs only, lanes along the contiguous
 # channels, each thread streaming its run of inputs from global memory; the
 # channels-last kernels pass under it (f16 with padding, f32 with stride 3
