@@ -227,14 +227,17 @@ db = sqlite3.connect(sys.argv[1])
 assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
 docs = [json.load(open(f)) for f in sys.argv[2:]]
 new = sum(k["trials"] for d in docs for k in d["kernels"])
-# convnext's optional ln_gemm_gelu: its tune ran a child (a run of its own,
-# block 7) that tuned the LayerNorm and gemm_gelu replacing it, nested in
-# its summary as unfused_run
-child = db.execute("SELECT count(*) FROM trials t JOIN kernels k ON k.id = t.kernel_id "
-                   "WHERE k.op LIKE 'rownorm/layernorm#%' OR k.op LIKE 'gemm/gemm_gelu#%'").fetchone()[0]
-assert child > 0, "no trials of the unfused ln_gemm_gelu"
-assert child == sum(k["trials"] for d in docs for k in d.get("unfused_run", {}).get("kernels", [])), child
-assert db.execute("SELECT count(*) FROM runs").fetchone()[0] == 4
+# the optional fusions (convnext's ln_gemm_gelu, wavenet's
+# gated_tanh_residual): each tune ran a child (a run of its own, block 7)
+# that tuned the kernels replacing them, nested in its summary as
+# unfused_run
+child = sum(k["trials"] for d in docs for k in d.get("unfused_run", {}).get("kernels", []))
+ln = db.execute("SELECT count(*) FROM trials t JOIN kernels k ON k.id = t.kernel_id "
+                "WHERE k.op LIKE 'rownorm/layernorm#%' OR k.op LIKE 'gemm/gemm_gelu#%'").fetchone()[0]
+assert ln > 0, "no trials of the unfused ln_gemm_gelu"
+nchild = sum(1 for d in docs if "unfused_run" in d)
+assert nchild >= 1, [sorted(d) for d in docs]
+assert db.execute("SELECT count(*) FROM runs").fetchone()[0] == 3 + nchild
 rows = db.execute("SELECT count(*) FROM trials").fetchone()[0]
 assert rows == new + child, (rows, new, child)
 # each winner is the fastest latest-valid measurement (no lost update)
@@ -522,3 +525,30 @@ k = [(k["name"], k["kind"], k["template"]) for k in json.load(open(sys.argv[1]))
 assert k == [("k0_layernorm", "generic", "rownorm"), ("k1_gemm_gelu", "fused", "gemm")], k
 EOF
 echo "ok 7 --unfuse: an unknown or non-optional kernel exits 2; all plans rownorm + gemm_gelu"
+
+# an optional pattern whose unfused plan leaves a model output as a view no
+# kernel writes (gated_tanh_residual made optional in a copy of the
+# patterns: unfused, `skip` is a split of the 1x1 conv's output) is no
+# alternative: tune says so and runs no child, build keeps it fused
+mkdir -p "$W/optpat"
+cp "$SRC"/patterns/*.pat "$W/optpat/"
+sed 's/^template gemm$/template gemm\noptional/' "$SRC/patterns/gated_tanh_residual.pat" \
+    >"$W/optpat/gated_tanh_residual.pat"
+TINYW="$SRC/examples/wavenet_layer.pat --dim B=1 --dim C=4 --dim H=2 --dim T=8"
+# shellcheck disable=SC2086
+"$KGEN" plan $TINYW --patterns "$W/optpat" | grep -q "gated_tanh_residual.pat), optional" ||
+    fail "view output: the planted pattern is not optional"
+# shellcheck disable=SC2086
+"$KGEN" tune $TINYW --arch opencl --patterns "$W/optpat" --db "$W/view.db" --budget 2 >"$W/out" ||
+    fail "view output: tune exited $?"
+grep -q "^optional fusions stay fused: unfused, output skip would be a view no kernel writes$" "$W/out" ||
+    fail "view output: tune gave no reason: $(cat "$W/out")"
+runs=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM runs").fetchone()[0])' "$W/view.db")
+[ "$runs" = 1 ] || fail "view output: tune ran an unfused child ($runs runs)"
+# shellcheck disable=SC2086
+"$KGEN" build $TINYW --arch opencl --patterns "$W/optpat" --db "$W/view.db" -o "$W/viewb" --no-lib \
+    >"$W/out" || fail "view output: build exited $?"
+grep -q "^optional fusions stay fused: unfused, output skip would be a view" "$W/out" ||
+    fail "view output: build gave no reason"
+grep -q '"k5_gated_tanh_residual"' "$W/viewb/fused.c" || fail "view output: build unfused"
+echo "ok 7 an unfused plan with an output no kernel writes stays fused"
