@@ -1079,13 +1079,6 @@ static int choose_unfused(Build *B)
         diag_free(&d);
         if (!split[vi])
             return -1;
-        const Value *w = plan_unwritten_output(split[vi]);
-        if (w) {
-            if (!o->quiet)
-                printf("optional fusions stay fused: unfused, output %s "
-                       "would be a view no kernel writes\n", w->name);
-            return 0;
-        }
     }
     bool *decline = arena_alloc(B->a, (size_t)fused[0]->g->nnodes + 1);
     UnfuseChoice *uc;

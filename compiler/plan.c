@@ -8,10 +8,13 @@
  *      remapping inside them);
  *   3. a layout op on anything else is a view (strides and an offset over
  *      its input's memory, no kernel) when it can be, otherwise a copy;
+ *      one with a model output among its results starts an elementwise
+ *      group instead (a kernel must write the caller's tensor);
  *   4. every other op is a generic kernel of its own: contractions on the
  *      gemm template (depthwise conv1d on dwconv), norms and softmax on
  *      rownorm, reductions on reduce, sdpa on sdpa.
- * Invariants: every node of the graph is in exactly one kernel; the kernel
+ * Invariants: every node of the graph is in exactly one kernel; a kernel
+ * writes every model output that a node computes; the kernel
  * graph is acyclic (merges are checked, and the final topological sort
  * would die on a cycle); kernels are listed in an executable order.
  */
@@ -533,7 +536,14 @@ Plan *plan_build(Graph *g, const PatternSet *ps, const bool *decline, Arena *a)
                 }
             if (placed)
                 continue;
-            if (elem) {
+            /* a layout op with a model output among its results: a kernel
+               must write that output into the caller's tensor, so the op
+               starts an elementwise group (its consumers may join it)
+               instead of becoming a view no kernel writes */
+            bool to_output = false;
+            for (int r = 0; r < n->nout; r++)
+                to_output |= n->out[r]->is_output;
+            if (elem || to_output) {
                 add_node(&P, new_kernel(&P, K_ELEMWISE, "elementwise",
                                         "elementwise"), n);
                 continue;
@@ -555,6 +565,10 @@ Plan *plan_build(Graph *g, const PatternSet *ps, const bool *decline, Arena *a)
     for (int i = 0; i < g->nnodes; i++)
         if (g->nodes[i]->kernel < 0)
             die("plan: node %d is in no kernel", i);
+    for (int i = 0; i < g->noutputs; i++)
+        if (p->base[g->outputs[i]->id])
+            die("plan: output %s is a view no kernel writes",
+                g->outputs[i]->name);
     return p;
 }
 

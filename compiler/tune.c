@@ -1427,22 +1427,7 @@ int cmd_tune(const Options *o)
     bool optional = false;
     for (int i = 0; i < T.p->nk; i++)
         optional |= kernel_optional(T.p->k[i]);
-    const Value *unwritten = NULL;
     if (optional && T.db && !o->unfuse && !o->kernel) {
-        /* an unfused plan whose output would be a view cannot be built:
-           no alternative, nothing to tune */
-        Options os = *o;
-        os.unfuse = "all";
-        Diag dq;
-        diag_init(&dq, stderr);
-        Plan *sp = pipeline_plan(&os, &dq, a);
-        diag_free(&dq);
-        unwritten = sp ? plan_unwritten_output(sp) : NULL;
-        if (unwritten && !o->quiet && !o->json)
-            printf("optional fusions stay fused: unfused, output %s would be "
-                   "a view no kernel writes\n", unwritten->name);
-    }
-    if (optional && T.db && !o->unfuse && !o->kernel && !unwritten) {
         if (o->json)
             snprintf(child_json, sizeof child_json, "%s/unfused.json", T.tmpdir);
         int crc = tune_unfused(o, child_json[0] ? child_json : NULL);

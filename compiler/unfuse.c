@@ -117,12 +117,3 @@ void unfuse_print(const UnfuseChoice *c, int n)
                u->unfuse ? "unfused" : "fused", f, u->parts, s);
     }
 }
-
-const Value *plan_unwritten_output(const Plan *p)
-{
-    const Graph *g = p->g;
-    for (int i = 0; i < g->noutputs; i++)
-        if (p->base[g->outputs[i]->id] || g->outputs[i]->kind != V_NODE)
-            return g->outputs[i];
-    return NULL;
-}

@@ -35,12 +35,6 @@ int unfuse_choose(KgDb *db, TemplateCache *tc, const Options *o,
                   const char *arch, bool *decline, UnfuseChoice **out,
                   Arena *a);
 
-/* The first model output of p that no kernel writes (a view of another
- * value, or an input), NULL if none.  A plan with such an output cannot be
- * built (build.c), so an unfused plan with one is no alternative: its
- * matches stay fused. */
-const Value *plan_unwritten_output(const Plan *p);
-
 /* Print the choices (a line each) to stdout. */
 void unfuse_print(const UnfuseChoice *c, int n);
 

@@ -4,8 +4,14 @@
 # with a scale.  The GEMM's A-operand loader applies the gate (prologue) and
 # its epilogue adds bias, residual and scale and stores the two halves.
 # Layout is channel-first [B, C, T]; operands are read through strides.
+# Optional: kgen tune also measures the layer with this match left unfused
+# (the gate as an elementwise kernel, the 1x1 conv as a plain GEMM, the
+# scaled residual and the skip half as one elementwise kernel), and kgen
+# build keeps whichever is faster: the gate in the GEMM's A loader costs
+# its K loop more than the memory-bound kernels around a plain GEMM.
 pattern gated_tanh_residual
 template gemm
+optional
 dim B, C, T
 dtype DT
 param scale
