@@ -243,6 +243,24 @@ local function emit_direct(spec, g)
   return table.concat(L, "\n")
 end
 
+-- the block's coordinates: time tile tb, channel tile cb, batch b
+local function block_coords(g, add)
+  add("  const int tid = (int)KG_TID(0);")
+  add("  long bid = KG_BID(0);")
+  add(string.format("  const long tb = bid %% ((%dL + BT - 1) / BT); bid /= (%dL + BT - 1) / BT;", g.Tout, g.Tout))
+  add(string.format("  const long cb = bid %% ((%dL + BC - 1) / BC);", g.C))
+  add(string.format("  const long b = bid / ((%dL + BC - 1) / BC);", g.C))
+end
+
+-- channel c's K weights into wk[] (wload: tap k's value) and its bias bv
+local function taps(spec, g, add, wload)
+  local bias = g.bias
+  add(string.format("  float wk[%d];", g.K))
+  add("  #pragma unroll")
+  add(string.format("  for (int k = 0; k < %d; k++) wk[k] = %s;", g.K, wload))
+  add(string.format("  const float bv = %s;", bias and kg.load(spec, bias.dtype, bias.cname, offs(bias, { "c" })) or "0.0f"))
+end
+
 -- the ITEMS consecutive results acc[] of channel c from output tr on: on
 -- CUDA, 16-bit results leave 8 at a time in 16-byte stores where Tout is a
 -- multiple of 8 (a run starts at a multiple of ITEMS)
@@ -279,15 +297,11 @@ end
 -- items = run: thread tid computes outputs t0 + ti * ITEMS + it of channel
 -- c0 + ci (ci = tid % BC), from RUN inputs of its window row in registers
 local function emit_run(spec, g, add, wload)
-  local bias = g.bias
   local R = string.format("((ITEMS - 1) * %d + %d)", g.S, (g.K - 1) * g.D + 1)
   add("  const int ci = tid % BC, ti = tid / BC;")
   add("  const long c = c0 + ci;")
   add(string.format("  if (c >= %dL) return;", g.C))
-  add(string.format("  float wk[%d];", g.K))
-  add("  #pragma unroll")
-  add(string.format("  for (int k = 0; k < %d; k++) wk[k] = %s;", g.K, wload))
-  add(string.format("  const float bv = %s;", bias and kg.load(spec, bias.dtype, bias.cname, offs(bias, { "c" })) or "0.0f"))
+  taps(spec, g, add, wload)
   add(string.format("  float xv[%s];", R))
   add("  #pragma unroll")
   add(string.format("  for (int j = 0; j < %s; j++) xv[j] = win[ci * WS + ti * ITEMS * %d + j];", R, g.S))
@@ -303,7 +317,7 @@ local function emit_run(spec, g, add, wload)
 end
 
 local function emit_tile(spec, g, design)
-  local x, w, y, bias = g.x, g.w, g.y, g.bias
+  local x, w, y = g.x, g.w, g.y
   local run = design.items == "run"
   local L = {}
   local function add(s) L[#L + 1] = s end
@@ -322,11 +336,7 @@ local function emit_tile(spec, g, design)
     add(string.format("#define KS %d", g.K | 1))
     add("  KG_SHARED float wsm[BC * KS];")
   end
-  add("  const int tid = (int)KG_TID(0);")
-  add("  long bid = KG_BID(0);")
-  add(string.format("  const long tb = bid %% ((%dL + BT - 1) / BT); bid /= (%dL + BT - 1) / BT;", g.Tout, g.Tout))
-  add(string.format("  const long cb = bid %% ((%dL + BC - 1) / BC);", g.C))
-  add(string.format("  const long b = bid / ((%dL + BC - 1) / BC);", g.C))
+  block_coords(g, add)
   add("  const long t0 = tb * BT, c0 = cb * BC;")
   add(string.format("  const long p0 = t0 * %dL - %dL;", g.S, g.P))
   -- stage the window, in the input's memory order
@@ -377,9 +387,7 @@ local function emit_tile(spec, g, design)
   add("  const int ci = tid / (BT / ITEMS), ti = tid % (BT / ITEMS);")
   add("  const long c = c0 + ci;")
   add(string.format("  if (c >= %dL) return;", g.C))
-  add(string.format("  float wk[%d];", g.K))
-  add(string.format("  for (int k = 0; k < %d; k++) wk[k] = %s;", g.K, wload))
-  add(string.format("  const float bv = %s;", bias and kg.load(spec, bias.dtype, bias.cname, offs(bias, { "c" })) or "0.0f"))
+  taps(spec, g, add, wload)
   add("  for (int it = 0; it < ITEMS; it++) {")
   add("    const int tt = ti + it * (BT / ITEMS);")
   add("    const long t = t0 + tt;")
@@ -401,23 +409,15 @@ end
 -- time, adding each into every sum it feeds (no shared-memory window: the
 -- block's threads overlap in time, and their halo re-reads hit the cache)
 local function emit_lanes(spec, g)
-  local x, w, bias = g.x, g.w, g.bias
+  local x, w = g.x, g.w
   local L = {}
   local function add(s) L[#L + 1] = s end
   add(string.format("#define RUN ((ITEMS - 1) * %d + %d)", g.S, (g.K - 1) * g.D + 1))
-  add("  const int tid = (int)KG_TID(0);")
-  add("  long bid = KG_BID(0);")
-  add(string.format("  const long tb = bid %% ((%dL + BT - 1) / BT); bid /= (%dL + BT - 1) / BT;", g.Tout, g.Tout))
-  add(string.format("  const long cb = bid %% ((%dL + BC - 1) / BC);", g.C))
-  add(string.format("  const long b = bid / ((%dL + BC - 1) / BC);", g.C))
+  block_coords(g, add)
   add("  const int ci = tid % BC, ti = tid / BC;")
   add("  const long c = cb * BC + ci, tr = tb * BT + (long)ti * ITEMS;")
   add(string.format("  if (c >= %dL || tr >= %dL) return;", g.C, g.Tout))
-  add(string.format("  float wk[%d];", g.K))
-  add("  #pragma unroll")
-  add(string.format("  for (int k = 0; k < %d; k++) wk[k] = %s;", g.K,
-    kg.load(spec, w.dtype, w.cname, offs(w, { "c", "0", "k" }))))
-  add(string.format("  const float bv = %s;", bias and kg.load(spec, bias.dtype, bias.cname, offs(bias, { "c" })) or "0.0f"))
+  taps(spec, g, add, kg.load(spec, w.dtype, w.cname, offs(w, { "c", "0", "k" })))
   add("  float acc[ITEMS];")
   add("  #pragma unroll")
   add("  for (int it = 0; it < ITEMS; it++) acc[it] = bv;")

@@ -54,6 +54,14 @@ local function vec_arg(a, idx)
   return true
 end
 
+-- idx with the run's first element in place of element J
+local function run_start(idx)
+  local i0 = {}
+  for k, x in ipairs(idx) do i0[k] = x end
+  i0[#i0] = "rv"
+  return i0
+end
+
 -- VEC = 8 is possible: CUDA, the outputs of one shape, its last axis whole
 -- runs of V
 local function vec_shape(spec)
@@ -206,9 +214,7 @@ function Gen:value(v, idx)
         vn = self:temp("v")
         self.vmemo[vkey] = vn
         self.nvec = self.nvec + 1
-        local i0 = {}
-        for k, x in ipairs(idx) do i0[k] = x end
-        i0[#i0] = "rv"
+        local i0 = run_start(idx)
         local ct = kg.ctype(spec, a.dtype)
         self.pre[#self.pre + 1] = string.format("__align__(16) %s %s[%d];", ct, vn, V)
         for c = 0, VDT[a.dtype] * V // 16 - 1 do
@@ -331,9 +337,7 @@ local function emit_vec(spec, ov, shape)
       local ct = kg.ctype(spec, o.dtype)
       g.pre[#g.pre + 1] = string.format("__align__(16) %s %s[%d];", ct, on, V)
       g:emit(kg.store(spec, o.dtype, on, "J", x))
-      local i0 = {}
-      for k, e in ipairs(idx) do i0[k] = e end
-      i0[#i0] = "rv"
+      local i0 = run_start(idx)
       for c = 0, VDT[o.dtype] * V // 16 - 1 do
         post[#post + 1] = string.format("    ((uint4 *)(%s + (%s)))[%d] = ((const uint4 *)%s)[%d];",
           o.cname, kg.offset(o, i0), c, on, c)
@@ -359,12 +363,16 @@ end
 -- a rough cost, lower first (the tuner's first samples): VEC = 8 where
 -- most of the accesses along the run move 16 bytes at a time, mid-sized
 -- blocks, few items
+local vec_pays = setmetatable({}, { __mode = "k" })   -- by spec
 function T.rank(spec, cfg)
   local r = (cfg.BLOCK == 256 or cfg.BLOCK == 128) and 0 or 0.25
   r = r + (cfg.ITEMS - 1) * 0.05
   if cfg.VEC > 1 then
-    local _, nv, ns = emit_vec(spec, output_values(spec), vec_shape(spec))
-    return r + (nv >= 2 * ns and nv > 0 and 0 or 2)
+    if vec_pays[spec] == nil then
+      local _, nv, ns = emit_vec(spec, output_values(spec), vec_shape(spec))
+      vec_pays[spec] = nv >= 2 * ns and nv > 0
+    end
+    return r + (vec_pays[spec] and 0 or 2)
   end
   return r + 1
 end
