@@ -563,6 +563,27 @@ static void emit_variant(Build *B, int vi, Str *c, Str *prov)
             emit_arg(c, B->a, p, k->out[j], true, false);
         str_printf(c, "};\nstatic kgrt_fused_slot %s_slots[KGRT_FUSED_DEVICES];"
                    "\n", nm);
+        if (bk->L.ntmaps) {
+            str_printf(c, "static const kgrt_fused_tmap %s_tmaps[] = {\n", nm);
+            for (int j = 0; j < bk->L.ntmaps; j++) {
+                const LaunchTmap *tm = &bk->L.tmaps[j];
+                const kgrt_tmap *m = &tm->map;
+                str_printf(c, "  { %d, { %d, %d, {", tm->arg, m->dtype, m->rank);
+                for (int d = 0; d < KGRT_TMAP_RANK; d++)
+                    str_printf(c, "%s%lluu", d ? ", " : "",
+                               (unsigned long long)m->dims[d]);
+                str_puts(c, "}, {");
+                for (int d = 0; d < KGRT_TMAP_RANK - 1; d++)
+                    str_printf(c, "%s%lluu", d ? ", " : "",
+                               (unsigned long long)m->strides[d]);
+                str_puts(c, "}, {");
+                for (int d = 0; d < KGRT_TMAP_RANK; d++)
+                    str_printf(c, "%s%uu", d ? ", " : "", m->box[d]);
+                str_printf(c, "}, %lluu, %d } },\n", (unsigned long long)m->off,
+                           m->swizzle);
+            }
+            str_puts(c, "};\n");
+        }
         const char *pv = arena_printf(B->a, "%s %s [%s]: %s", k->name,
                                       k->template_name, bk->config, bk->prov);
         str_printf(prov, "variant %d: %s\n", vi, pv);
@@ -578,10 +599,14 @@ static void emit_variant(Build *B, int vi, Str *c, Str *prov)
             emit_cstr(c, bk->clopts.buf);
             str_puts(c, ",\n");
         }
-        str_printf(c, "  {%u, %u, %u}, {%u, %u, %u}, %zu,\n  %d, %s_args,\n  ",
+        str_printf(c, "  {%u, %u, %u}, {%u, %u, %u}, %zu,\n  %d, %s_args, %d, ",
                    bk->L.grid[0], bk->L.grid[1], bk->L.grid[2],
                    bk->L.block[0], bk->L.block[1], bk->L.block[2], bk->L.smem,
-                   k->nin + k->nout, nm);
+                   k->nin + k->nout, nm, bk->L.ntmaps);
+        if (bk->L.ntmaps)
+            str_printf(c, "%s_tmaps,\n  ", nm);
+        else
+            str_puts(c, "NULL,\n  ");
         emit_cstr(c, bk->config);
         str_puts(c, ",\n  ");
         emit_cstr(c, pv);

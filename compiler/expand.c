@@ -944,6 +944,92 @@ static int read_dim3(lua_State *L, const char *field, unsigned out[3])
     return 0;
 }
 
+/* Integers 1..n of the array field `field` of the table on top into out
+ * (n values); the count, or -1. */
+static int read_u64s(lua_State *L, const char *field, uint64_t *out, int n)
+{
+    int c = 0;
+    lua_getfield(L, -1, field);
+    if (!lua_istable(L, -1)) {
+        lua_pop(L, 1);
+        return -1;
+    }
+    for (int i = 0; i < n + 1; i++) {
+        lua_rawgeti(L, -1, i + 1);
+        bool nil = lua_isnil(L, -1);
+        lua_Integer v = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : -1;
+        lua_pop(L, 1);
+        if (nil)
+            break;
+        if (v < 0 || i == n) {
+            c = -1;
+            break;
+        }
+        out[c++] = (uint64_t)v;
+    }
+    lua_pop(L, 1);
+    return c;
+}
+
+/* launch()'s optional tmaps: { {arg = i, dtype = "f16", dims = {...},
+ * strides = {...} (bytes), box = {...}, off = bytes, swizzle = 128}, ... }
+ * (dims innermost first) */
+static int read_tmaps(lua_State *L, Launch *out)
+{
+    lua_getfield(L, -1, "tmaps");
+    if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    int rc = lua_istable(L, -1) ? 0 : -1;
+    for (int i = 0; rc == 0; i++) {
+        lua_rawgeti(L, -1, i + 1);
+        if (lua_isnil(L, -1)) {
+            lua_pop(L, 1);
+            break;
+        }
+        if (i == MAX_TMAPS || !lua_istable(L, -1)) {
+            lua_pop(L, 1);
+            rc = -1;
+            break;
+        }
+        LaunchTmap *tm = &out->tmaps[out->ntmaps++];
+        uint64_t dims[KGRT_TMAP_RANK], strides[KGRT_TMAP_RANK], box[KGRT_TMAP_RANK];
+        memset(tm, 0, sizeof *tm);
+        lua_getfield(L, -1, "arg");
+        tm->arg = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) - 1 : -1;
+        lua_getfield(L, -2, "off");
+        lua_Integer off = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
+        lua_getfield(L, -3, "swizzle");
+        tm->map.swizzle = lua_isinteger(L, -1) ? (int)lua_tointeger(L, -1) : 0;
+        lua_getfield(L, -4, "dtype");
+        const char *dt = lua_tostring(L, -1);
+        tm->map.dtype = !dt ? -1 : !strcmp(dt, "f16") ? KGRT_F16
+                      : !strcmp(dt, "bf16") ? KGRT_BF16
+                      : !strcmp(dt, "f32") ? KGRT_F32 : -1;
+        lua_pop(L, 4);
+        int nd = read_u64s(L, "dims", dims, KGRT_TMAP_RANK);
+        int ns = read_u64s(L, "strides", strides, KGRT_TMAP_RANK - 1);
+        int nb = read_u64s(L, "box", box, KGRT_TMAP_RANK);
+        lua_pop(L, 1);
+        if (tm->arg < 0 || off < 0 || tm->map.dtype < 0 || nd < 1 ||
+            ns != nd - 1 || nb != nd) {
+            rc = -1;
+            break;
+        }
+        tm->map.rank = nd;
+        tm->map.off = (uint64_t)off;
+        for (int d = 0; d < nd; d++) {
+            tm->map.dims[d] = dims[d];
+            tm->map.box[d] = (uint32_t)(box[d] > 0xffff ? 0 : box[d]);
+            if (d > 0)
+                tm->map.strides[d - 1] = strides[d - 1];
+        }
+    }
+    lua_pop(L, 1);
+    return rc;
+}
+
 int template_launch(Template *t, const int *cfg, Launch *out, Str *err)
 {
     lua_State *L = t->L;
@@ -962,6 +1048,13 @@ int template_launch(Template *t, const int *cfg, Launch *out, Str *err)
         out->smem = lua_isinteger(L, -1) && lua_tointeger(L, -1) > 0
                         ? (size_t)lua_tointeger(L, -1) : 0;
         lua_pop(L, 1);
+        if (read_tmaps(L, out)) {
+            str_printf(err, "%s: launch()'s tmaps must be at most %d tables "
+                       "{arg = i, dtype = \"f16\"|\"bf16\"|\"f32\", dims = "
+                       "{...}, strides = {...}, box = {...}[, off = bytes]"
+                       "[, swizzle = bytes]}", t->chunk, MAX_TMAPS);
+            rc = -1;
+        }
     }
     lua_pop(L, 1);
     return rc;

@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "kgen/kgrt.h"
+
 #define KG_MAX_RANK 8          /* tensors have at most this many axes */
 #define KG_MAX_NEST 256        /* deepest bracket/expression nesting accepted */
 #define KG_MAX_LIST 256        /* elements of one list or call */
@@ -541,10 +543,20 @@ typedef struct Knob {
     const char **str;          /* every value as text */
 } Knob;
 
+/* A tensor map the kernel takes after its tensors (launch()'s tmaps):
+ * map's layout over the memory of kernel argument arg. */
+#define MAX_TMAPS 4
+typedef struct LaunchTmap {
+    int arg;                   /* 0-based, among the tensors */
+    kgrt_tmap map;
+} LaunchTmap;
+
 typedef struct Launch {
     unsigned grid[3];          /* blocks / work-groups per axis */
     unsigned block[3];         /* threads / work-items per block */
     size_t smem;               /* dynamic shared memory, bytes */
+    int ntmaps;
+    LaunchTmap tmaps[MAX_TMAPS];
 } Launch;
 
 typedef struct Template Template;

@@ -267,6 +267,27 @@ done:
     return rc;
 }
 
+kgrt_arg *verify_args(const Kernel *k, KernelData *kd, const Launch *L,
+                      int *nargs)
+{
+    int nt = k->nin + k->nout;
+    kgrt_arg *args = calloc((size_t)(nt + L->ntmaps) + 1, sizeof *args);
+    if (!args)
+        die("out of memory");
+    for (int i = 0; i < k->nin; i++)
+        args[i] = kgrt_arg_buffer(kd->inbuf[i]);
+    for (int i = 0; i < k->nout; i++)
+        args[k->nin + i] = kgrt_arg_buffer(kd->outbuf[i]);
+    /* a map over an argument that does not exist stays an empty map, which
+       the launch refuses */
+    for (int i = 0; i < L->ntmaps; i++)
+        args[nt + i] = L->tmaps[i].arg < nt
+                           ? kgrt_arg_tmap(args[L->tmaps[i].arg], &L->tmaps[i].map)
+                           : kgrt_arg_tmap(kgrt_arg_i32(0), &L->tmaps[i].map);
+    *nargs = nt + L->ntmaps;
+    return args;
+}
+
 /* Fill every output with a canary, launch, read back and compare.
  * 0 all outputs within tolerance; 1 a mismatch (message in why); -1 a
  * launch error. */
@@ -274,20 +295,15 @@ int verify_run(const Kernel *k, KernelData *kd, kgrt_device *dev,
                kgrt_kernel *kern, const Launch *L, const void *canary,
                size_t csize, double *worst_rel, double *worst_abs, Str *why)
 {
-    kgrt_arg *args = calloc((size_t)(k->nin + k->nout) + 1, sizeof *args);
-    if (!args)
-        die("out of memory");
+    int na;
+    kgrt_arg *args = verify_args(k, kd, L, &na);
     for (int i = 0; i < k->nout; i++)
         if (kgrt_buffer_fill(kd->outbuf[i], canary, csize) != KGRT_OK) {
             str_printf(why, "fill: %s", kgrt_last_error());
             free(args);
             return -1;
         }
-    for (int i = 0; i < k->nin; i++)
-        args[i] = kgrt_arg_buffer(kd->inbuf[i]);
-    for (int i = 0; i < k->nout; i++)
-        args[k->nin + i] = kgrt_arg_buffer(kd->outbuf[i]);
-    int st = kgrt_launch(kern, L->grid, L->block, L->smem, args, k->nin + k->nout);
+    int st = kgrt_launch(kern, L->grid, L->block, L->smem, args, na);
     if (st == KGRT_OK)
         st = kgrt_synchronize(dev);
     free(args);

@@ -37,6 +37,10 @@ void normalise_log(const char *log, Str *out);
 int verify_prepare(const Plan *p, const Kernel *k, kgrt_device *dev,
                    uint64_t seed, int64_t stride, KernelData *kd, Str *err);
 void verify_free(KernelData *kd, const Kernel *k);
+/* The launch arguments of k over kd's buffers: its tensors, then L's
+ * tensor maps (*nargs in all; free() the array). */
+kgrt_arg *verify_args(const Kernel *k, KernelData *kd, const Launch *L,
+                      int *nargs);
 /* Fill the outputs with canary, launch, wait, read back and compare.
  * 0 within tolerance; 1 a mismatch (why says where); -1 the launch or a
  * copy failed (kd->status holds the kgrt status).  worst_* keep the

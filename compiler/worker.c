@@ -289,14 +289,8 @@ static void do_time(Worker *w, Kernel *k, kgrt_kernel *kern, const Launch *L,
                     Reply *r)
 {
     KernelData *kd = &w->kd[0];
-    int na = k->nin + k->nout;
-    kgrt_arg *args = calloc((size_t)na + 1, sizeof *args);
-    if (!args)
-        die("out of memory");
-    for (int i = 0; i < k->nin; i++)
-        args[i] = kgrt_arg_buffer(kd->inbuf[i]);
-    for (int i = 0; i < k->nout; i++)
-        args[k->nin + i] = kgrt_arg_buffer(kd->outbuf[i]);
+    int na;
+    kgrt_arg *args = verify_args(k, kd, L, &na);
     static const uint32_t junk = 0x01020304u;
     double t0;
     int st = kgrt_launch_timed(kern, L->grid, L->block, L->smem, args, na, &t0);

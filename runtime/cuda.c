@@ -150,6 +150,13 @@ static struct {
     CUresult (*cuGetErrorString)(CUresult err, const char **str);
     CUresult (*cuFuncGetParamInfo)(CUfunction f, size_t i, size_t *off,
                                    size_t *size);       /* CUDA 12.4 */
+    CUresult (*cuTensorMapEncodeTiled)(void *map, int dtype, unsigned rank,
+                                       void *addr, const uint64_t *dims,
+                                       const uint64_t *strides,
+                                       const uint32_t *box,
+                                       const uint32_t *estrides,
+                                       int interleave, int swizzle, int l2,
+                                       int oob);        /* CUDA 12.0 */
     int status;                /* KGRT_OK once the driver is usable */
     int ndev;                  /* devices, when status is KGRT_OK */
     int version;               /* cuDriverGetVersion: 12040 for 12.4 */
@@ -299,6 +306,8 @@ static void cu_load(void)
     cu_sym((void **)&cu.cuGetErrorString, "cuGetErrorString", NULL, NULL, 0);
     cu_sym((void **)&cu.cuFuncGetParamInfo, "cuFuncGetParamInfo", NULL, NULL,
            0);
+    cu_sym((void **)&cu.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled",
+           NULL, NULL, 0);
     if (!SYM(cuInit) || !SYM(cuDriverGetVersion) || !SYM(cuDeviceGetCount) ||
         !SYM(cuDeviceGet) || !SYM(cuDeviceGetName) ||
         !SYM(cuDeviceGetAttribute) || !SYM(cuDeviceTotalMem_v2))
@@ -1028,6 +1037,43 @@ static int allow_dynamic_shared(cu_kernel *k, size_t dyn)
 }
 
 #define STACK_ARGS 64
+#define MAX_TMAPS 8
+
+/* A CUtensorMap: 128 bytes, 64-byte aligned at least. */
+typedef struct cu_tmap {
+    _Alignas(128) uint64_t q[16];
+} cu_tmap;
+
+/* Encode a's tensor map over address base (its byte offset added). */
+static int encode_tmap(const char *name, int i, const kgrt_arg *a,
+                       CUdeviceptr base, cu_tmap *out)
+{
+    const kgrt_tmap *m = a->tmap;
+    /* CU_TENSOR_MAP_DATA_TYPE_ FLOAT16, BFLOAT16, FLOAT32; SWIZZLE_ NONE,
+       32B, 64B, 128B; L2_PROMOTION_L2_256B */
+    int dt = m->dtype == KGRT_F16 ? 6 : m->dtype == KGRT_BF16 ? 9
+           : m->dtype == KGRT_F32 ? 7 : -1;
+    int sw = m->swizzle == 128 ? 3 : m->swizzle == 64 ? 2
+           : m->swizzle == 32 ? 1 : 0;
+    uint32_t es[KGRT_TMAP_RANK] = { 1, 1, 1, 1, 1 };
+    CUresult r;
+    if (!cu.cuTensorMapEncodeTiled)
+        return kgrt_error(KGRT_EDRIVER, "%s: argument %d: the driver has no "
+                          "cuTensorMapEncodeTiled (CUDA 12 or newer)", name, i);
+    if (dt < 0)
+        return kgrt_error(KGRT_EINVAL, "%s: argument %d: no tensor map of "
+                          "dtype %d", name, i, m->dtype);
+    memset(out, 0, sizeof *out);
+    r = cu.cuTensorMapEncodeTiled(out, dt, (unsigned)m->rank,
+                                  (void *)(uintptr_t)(base + a->size + m->off),
+                                  m->dims, m->strides, m->box, es, 0, sw, 3,
+                                  0);
+    if (r != CUDA_SUCCESS)
+        return kgrt_error(KGRT_EINVAL, "%s: argument %d: "
+                          "cuTensorMapEncodeTiled: %s", name, i,
+                          cu_errname(r));
+    return KGRT_OK;
+}
 
 static int cuda_launch(kgrt_kernel *base, void *stream,
                        const unsigned grid[3], const unsigned block[3],
@@ -1038,6 +1084,8 @@ static int cuda_launch(kgrt_kernel *base, void *stream,
     CUstream st = (CUstream)stream;
     void *stack_params[STACK_ARGS], **params = stack_params;
     CUdeviceptr stack_native[STACK_ARGS], *native = stack_native;
+    cu_tmap tmaps[MAX_TMAPS];
+    int ntmaps = 0;
     CUevent ev[2] = { NULL, NULL };
     float elapsed = 0;
     CUresult r;
@@ -1049,6 +1097,9 @@ static int cuda_launch(kgrt_kernel *base, void *stream,
         free(params == stack_params ? NULL : params);
         return kgrt_error(KGRT_ENOMEM, "out of memory");
     }
+    /* (the context is current from here: tensor maps are encoded in it) */
+    if ((rc = push(d)) < 0)
+        goto out;
     for (i = 0; i < nargs; i++) {
         const kgrt_arg *a = &args[i];
         switch (a->kind) {
@@ -1061,10 +1112,21 @@ static int cuda_launch(kgrt_kernel *base, void *stream,
             native[i] = (CUdeviceptr)(uintptr_t)a->bytes + a->size;
             params[i] = &native[i];
             break;
+        case KGRT_ARG_TMAP:
+            if (ntmaps == MAX_TMAPS) {
+                rc = kgrt_error(KGRT_EINVAL, "%s: more than %d tensor maps",
+                                base->name, MAX_TMAPS);
+                goto cleanup;
+            }
+            if ((rc = encode_tmap(base->name, i, a,
+                                  a->buf ? ((cu_buffer *)a->buf)->ptr
+                                         : (CUdeviceptr)(uintptr_t)a->bytes,
+                                  &tmaps[ntmaps])) < 0)
+                goto cleanup;
+            params[i] = &tmaps[ntmaps++];
+            break;
         }
     }
-    if ((rc = push(d)) < 0)
-        goto out;
     if ((rc = allow_dynamic_shared(k, dyn)) < 0)
         goto cleanup;
     if (ms) {

@@ -225,6 +225,21 @@ static int check_alias(const char *fn, const kgrt_fused_arg *a,
     return KGRT_OK;
 }
 
+/* Append k's tensor maps to its n tensor arguments (args has room for
+ * 64 in all). */
+static int add_tmaps(const kgrt_fused_kernel *k, kgrt_arg *args, int n)
+{
+    if (n + k->ntmaps > 64)
+        return kgrt_error(KGRT_EINVAL, "%s: too many arguments", k->name);
+    for (int i = 0; i < k->ntmaps; i++) {
+        if (k->tmaps[i].arg < 0 || k->tmaps[i].arg >= n)
+            return kgrt_error(KGRT_EINVAL, "%s: tensor map %d is over argument "
+                              "%d of %d", k->name, i, k->tmaps[i].arg, n);
+        args[n + i] = kgrt_arg_tmap(args[k->tmaps[i].arg], &k->tmaps[i].map);
+    }
+    return KGRT_OK;
+}
+
 int kgrt_fused_launch(const kgrt_fused_kernel *const *variants, int nvariants,
                       kgrt_stream *s, const kgrt_tensor *const *t, int n)
 {
@@ -283,9 +298,10 @@ int kgrt_fused_launch(const kgrt_fused_kernel *const *variants, int nvariants,
     if ((rc = check_alias(k->name, k->args, t, n,
                           d->info.backend == KGRT_OPENCL)) < 0)
         return rc;
-    if ((rc = get_kernel(k, d, &kern)) < 0)
+    if ((rc = add_tmaps(k, args, n)) < 0 || (rc = get_kernel(k, d, &kern)) < 0)
         return rc;
-    return kgrt_launch_on(kern, s, k->grid, k->block, k->smem, args, n);
+    return kgrt_launch_on(kern, s, k->grid, k->block, k->smem, args,
+                          n + k->ntmaps);
 }
 
 static const kgrt_fused_variant *find_variant(const kgrt_fused_model *m,
@@ -370,10 +386,11 @@ int kgrt_fused_forward(const kgrt_fused_model *m, kgrt_stream *s,
                 args[i] = kgrt_arg_native(
                     (void *)((uintptr_t)ws + step->ws_offset[i]), 0);
         }
-        if ((rc = get_kernel(k, d, &kern)) < 0)
+        if ((rc = add_tmaps(k, args, k->nargs)) < 0 ||
+            (rc = get_kernel(k, d, &kern)) < 0)
             return rc;
         if ((rc = kgrt_launch_on(kern, s, k->grid, k->block, k->smem, args,
-                                 k->nargs)) < 0)
+                                 k->nargs + k->ntmaps)) < 0)
             return rc;
     }
     return KGRT_OK;

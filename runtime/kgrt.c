@@ -121,6 +121,7 @@ size_t kgrt_arg_size(const kgrt_arg *a)
     case KGRT_ARG_F32: return 4;
     case KGRT_ARG_BYTES: return a->size;
     case KGRT_ARG_NATIVE: return 8;     /* CUdeviceptr or cl_mem */
+    case KGRT_ARG_TMAP: return 128;     /* CUtensorMap */
     }
     return 0;
 }
@@ -682,8 +683,43 @@ static const char *arg_kind_name(kgrt_arg_kind kind)
     case KGRT_ARG_F32: return "f32";
     case KGRT_ARG_BYTES: return "bytes";
     case KGRT_ARG_NATIVE: return "native";
+    case KGRT_ARG_TMAP: return "tensor map";
     }
     return "?";
+}
+
+/* What cuTensorMapEncodeTiled would refuse, said in our words. */
+static int check_tmap(const char *name, int i, const kgrt_tmap *m)
+{
+    size_t es = kgrt_dtype_size(m->dtype);
+    if (m->rank < 1 || m->rank > KGRT_TMAP_RANK || !es)
+        return kgrt_error(KGRT_EINVAL, "%s: argument %d: a tensor map of rank "
+                          "%d over dtype %d", name, i, m->rank, m->dtype);
+    if (m->swizzle != 0 && m->swizzle != 32 && m->swizzle != 64 &&
+        m->swizzle != 128)
+        return kgrt_error(KGRT_EINVAL, "%s: argument %d: swizzle %d", name, i,
+                          m->swizzle);
+    if (m->off % 16)
+        return kgrt_error(KGRT_EINVAL, "%s: argument %d: the tensor map "
+                          "starts %llu bytes in, not a multiple of 16", name,
+                          i, (unsigned long long)m->off);
+    for (int d = 0; d < m->rank; d++) {
+        if (m->dims[d] < 1 || m->dims[d] > (1ull << 32) || m->box[d] < 1 ||
+            m->box[d] > 256)
+            return kgrt_error(KGRT_EINVAL, "%s: argument %d: tensor map dim "
+                              "%d is %llu with a box of %u", name, i, d,
+                              (unsigned long long)m->dims[d], m->box[d]);
+        if (d > 0 && (m->strides[d - 1] % 16 || m->strides[d - 1] == 0))
+            return kgrt_error(KGRT_EINVAL, "%s: argument %d: tensor map "
+                              "stride %d is %llu bytes, not a non-zero "
+                              "multiple of 16", name, i, d,
+                              (unsigned long long)m->strides[d - 1]);
+    }
+    if (m->swizzle && m->box[0] * es > (size_t)m->swizzle)
+        return kgrt_error(KGRT_EINVAL, "%s: argument %d: a box row of %zu "
+                          "bytes is wider than the %d-byte swizzle", name, i,
+                          m->box[0] * es, m->swizzle);
+    return KGRT_OK;
 }
 
 /* The backend-independent checks of a launch. */
@@ -694,7 +730,7 @@ static int check_launch(kgrt_kernel *k, const unsigned grid[3],
     kgrt_device *d;
     const kgrt_limits *lim;
     unsigned long long threads;
-    int i;
+    int i, rc;
 
     if (!k || !grid || !block || nargs < 0 || (nargs > 0 && !args))
         return kgrt_error(KGRT_EINVAL, "kgrt_launch: NULL argument");
@@ -732,6 +768,19 @@ static int check_launch(kgrt_kernel *k, const unsigned grid[3],
                                   "is not a multiple of the device's base "
                                   "alignment %zu", k->name, i, a->size,
                                   lim->base_align);
+            break;
+        case KGRT_ARG_TMAP:
+            if (d->info.backend != KGRT_CUDA)
+                return kgrt_error(KGRT_EINVAL, "%s: argument %d: tensor maps "
+                                  "are CUDA's", k->name, i);
+            if (!a->tmap || (!a->buf && !a->bytes))
+                return kgrt_error(KGRT_EINVAL, "%s: argument %d: a tensor "
+                                  "map needs memory and a layout", k->name, i);
+            if (a->buf && a->buf->dev != d)
+                return kgrt_error(KGRT_EINVAL, "%s: argument %d is a buffer "
+                                  "of another device", k->name, i);
+            if ((rc = check_tmap(k->name, i, a->tmap)) < 0)
+                return rc;
             break;
         default:
             return kgrt_error(KGRT_EINVAL, "%s: argument %d has an invalid "

@@ -833,6 +833,9 @@ static int set_arg(ocl_kernel *k, int i, const kgrt_arg *a, cl_mem *sub)
     case KGRT_ARG_I64: p = &a->i64; break;
     case KGRT_ARG_F32: p = &a->f32; break;
     case KGRT_ARG_BYTES: p = a->bytes; break;
+    case KGRT_ARG_TMAP:        /* kgrt.c refuses these before a launch */
+        return kgrt_error(KGRT_EINVAL, "%s: argument %d: tensor maps are "
+                          "CUDA's", k->base.name, i);
     }
     e = clSetKernelArg(k->kern, (cl_uint)i, n, p);
     if (e != CL_SUCCESS)

@@ -95,6 +95,16 @@
 -- other (a consumer may wait on a stage's full barrier only while it is at
 -- most one phase behind, which its predecessor's K loop guarantees); each
 -- consumer stages its epilogue through its own f32 tile, 64 rows a pass.
+-- Design knob `load`: "cp" everywhere, and "tma" for the ws and pp
+-- producers: thread 0 of the producer copies B's tile (and A's, where A
+-- goes straight to its swizzled tile) with one TMA copy each
+-- (cp.async.bulk.tensor) through a tensor map the runtime encodes at launch
+-- (launch()'s tmaps, passed after the tensors), and the copy's bytes
+-- complete the stage's full mbarrier; the TMA unit swizzles the tile as the
+-- cp.async path does (128-byte swizzle) and zero-fills past M, N and K.
+-- gemm_glu's B takes two copies per group of GEMM_GLU_G tile rows, one from
+-- each half of the weight (a third tensor-map axis).  A with a prologue
+-- still lands by the producer's cp.async.
 -- Design knob `ln`: "none" for every kernel but ln_gemm_gelu, which takes
 -- "prepass" (per-row mean/rstd computed by each block before its K loop:
 -- on the tensor-core paths with x contiguous along K a warp per row in one
@@ -112,6 +122,7 @@ local T = {
     prologue = { "regs", "smem" },   -- wgmma: where A's prologue runs (a_desc)
     sched = { "sync", "ws", "pp" },  -- wgmma: one team, a producer warpgroup (ws), or that and
                                      -- two consumers on alternate tiles of a persistent block (pp)
+    load = { "cp", "tma" },          -- ws/pp: the producer copies by cp.async or by TMA
   },
   tuning = {
     BM = { 16, 32, 64, 128, 256 },
@@ -522,6 +533,44 @@ local function a_ss(P, design)
   return design.path == "wgmma" and fast(nil, P, operand(P, "A", design), design)
 end
 
+-- load=tma: can map mp be copied through a tensor map: its rows one axis,
+-- K one contiguous run, at most one batch axis (the 16-byte alignment of
+-- the address and strides is fast()'s)
+local function tma_map(mp)
+  if #mp.rd ~= 1 or #mp.cd ~= 1 or mp.cd[1][2] ~= 1 or #mp.zd > 1 then return false end
+  return mp.rd[1][2] > 0 and (#mp.zd == 0 or mp.zd[1][2] >= 0)
+end
+
+-- load=tma: does A go by TMA too (straight to its swizzled tile)?  B always
+-- does.
+local function tma_a(P, design)
+  return design.load == "tma" and a_ss(P, design) and tma_map(operand(P, "A", design).mp)
+end
+
+-- the tensor map of operand map mp (launch()'s tmaps): dims innermost
+-- first, K then rows (gemm_glu's B: rows within a half, then the half),
+-- then the batch axis unless it is broadcast; boxes of 64 values of K by
+-- boxr rows
+local function tmap_of(spec, P, mp, boxr, glu)
+  local es = P.dt == "f32" and 4 or 2
+  local idx
+  for i, a in ipairs(spec.args) do if a == mp.arg then idx = i end end
+  local t = { arg = idx, dtype = P.dt, off = mp.off * es, swizzle = 128,
+              dims = { mp.cd[1][1] }, strides = {}, box = { 64 } }
+  local function axis(n, st, b)
+    t.dims[#t.dims + 1], t.strides[#t.strides + 1], t.box[#t.box + 1] = n, st * es, b
+  end
+  local R, rs = mp.rd[1][1], mp.rd[1][2]
+  if glu then
+    axis(R // 2, rs, boxr)
+    axis(2, R // 2 * rs, 1)
+  else
+    axis(R, rs, boxr)
+  end
+  if #mp.zd == 1 and mp.zd[1][2] ~= 0 then axis(mp.zd[1][1], mp.zd[1][2], 1) end
+  return t
+end
+
 -- wgmma: can an A that a_ss refuses still reach wgmma through a
 -- descriptor?  Its raw operand lands by cp.async in a swizzled tile of the
 -- stage ring and any prologue is applied there, in place, once the stage
@@ -741,6 +790,12 @@ function T.constraints(spec, cfg)
       return false, "sched=ws: A must reach wgmma through a descriptor"
     end
   end
+  if cfg.load == "tma" then
+    if cfg.sched ~= "ws" and cfg.sched ~= "pp" then
+      return false, "load=tma: the copies of a ws or pp producer"
+    end
+    if not tma_map(P.B.mp) then return false, "load=tma: B's rows one axis, K contiguous" end
+  end
   if cfg.path == "mma" then
     if spec.backend ~= "cuda" then return false, "mma is CUDA only" end
     if sm_of(spec) < 80 then return false, "mma.sync needs sm_80" end
@@ -790,6 +845,9 @@ function T.constraints(spec, cfg)
     if smem > spec.limits.smem then return false, "shared memory over the limit" end
   elseif cfg.path == "wgmma" then
     if BK ~= 64 then return false, "the 128-byte swizzle takes BK = 64" end
+    if cfg.load == "tma" and P.glu and (BN // cfg.WN) % 16 ~= 0 then
+      return false, "load=tma: gemm_glu's half groups in whole swizzle atoms (8 rows)"
+    end
     if not fits(BM, P.M, 64) then return false, "BM larger than M needs" end
     if not fits(BN, ncols, 64) then return false, "BN larger than N needs" end
     if cfg.LNC > 1 then
@@ -961,7 +1019,11 @@ function T.rank(spec, cfg)
   local ek2 = 128 + (P.res and 64 or 0) + ((P.epi == "gelu" or P.epi == "gated" or P.glu) and 64 or 0)
   -- (sched=pp: one consumer's epilogue runs beside the other's MMAs)
   local epi = cfg.BN * ek2 * (conc < 2 and 1 or pp and 0.25 or 0.5)
-  return spill * rounds * conc * cfg.BM * ((cfg.BN + pass) * kpad / (ew * et * ek * es * ea) + stats + epi)
+  -- (load=tma: one thread's copies in place of 128 threads' cp.async, and
+  -- no L1 on the way: 5 to 11% faster on four of six GEMMs of LYNXNet2 and
+  -- ConvNeXt on the H200, docs/performance.md attempt 14)
+  local tma = cfg.load == "tma" and 0.93 or 1
+  return tma * spill * rounds * conc * cfg.BM * ((cfg.BN + pass) * kpad / (ew * et * ek * es * ea) + stats + epi)
 end
 
 function T.launch(spec, cfg)
@@ -974,13 +1036,20 @@ function T.launch(spec, cfg)
   elseif cfg.path == "wgmma" then
     smem = wgmma_smem(P, cfg)
   end
+  -- load=tma: A's tensor map (where A goes by TMA), then B's
+  local tm
+  if cfg.load == "tma" then
+    tm = {}
+    if tma_a(P, cfg) then tm[1] = tmap_of(spec, P, operand(P, "A", cfg).mp, cfg.BM) end
+    tm[#tm + 1] = tmap_of(spec, P, P.B.mp, P.glu and cfg.BN // cfg.WN // 2 or cfg.BN, P.glu)
+  end
   if cfg.path == "wgmma" and cfg.sched == "pp" then
     -- persistent: a block an SM (or fewer where the tiles are fewer)
     return { grid = { math.min(tiles * P.Z, spec.limits.units or 80), 1, 1 },
-             block = { threads(cfg), 1, 1 }, smem = smem }
+             block = { threads(cfg), 1, 1 }, smem = smem, tmaps = tm }
   end
   return { grid = { tiles, 1, math.min(P.Z, 65535) },
-           block = { threads(cfg), 1, 1 }, smem = smem }
+           block = { threads(cfg), 1, 1 }, smem = smem, tmaps = tm }
 end
 
 -- code generation --------------------------------------------------------------
@@ -2727,6 +2796,74 @@ static __device__ __forceinline__ void kg_bar_sync(int id, int n)
 }
 ]]
 
+-- load=tma: the tensor maps (kernel parameters after the tensors, by value
+-- in the constant bank), the full barrier's expected bytes, and one copy of
+-- a box at coordinates (innermost first) completing on an mbarrier
+local tma_helpers = [[
+struct __align__(64) kg_tmap { unsigned long long q[16]; };
+static __device__ __forceinline__ void kg_mb_expect(unsigned long long *b, unsigned bytes)
+{
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n"
+               :: "r"((unsigned)__cvta_generic_to_shared(b)), "r"(bytes) : "memory");
+}
+static __device__ __forceinline__ void kg_tma2(void *dst, const kg_tmap *m, int c0, int c1,
+                                               unsigned long long *b)
+{
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+               " [%0], [%1, {%2, %3}], [%4];\n"
+               :: "r"((unsigned)__cvta_generic_to_shared(dst)), "l"((unsigned long long)m),
+                  "r"(c0), "r"(c1), "r"((unsigned)__cvta_generic_to_shared(b)) : "memory");
+}
+static __device__ __forceinline__ void kg_tma3(void *dst, const kg_tmap *m, int c0, int c1, int c2,
+                                               unsigned long long *b)
+{
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
+               " [%0], [%1, {%2, %3, %4}], [%5];\n"
+               :: "r"((unsigned)__cvta_generic_to_shared(dst)), "l"((unsigned long long)m),
+                  "r"(c0), "r"(c1), "r"(c2), "r"((unsigned)__cvta_generic_to_shared(b)) : "memory");
+}
+static __device__ __forceinline__ void kg_tma4(void *dst, const kg_tmap *m, int c0, int c1, int c2,
+                                               int c3, unsigned long long *b)
+{
+  asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes"
+               " [%0], [%1, {%2, %3, %4, %5}], [%6];\n"
+               :: "r"((unsigned)__cvta_generic_to_shared(dst)), "l"((unsigned long long)m),
+                  "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"((unsigned)__cvta_generic_to_shared(b))
+               : "memory");
+}
+]]
+
+-- load=tma: thread 0's copies of stage ws (K tile k0): the bytes the full
+-- barrier expects, A's tile where A goes by TMA, B's tile (gemm_glu: each
+-- group of GEMM_GLU_G rows from both halves of the weight)
+local function tma_issue(P, design)
+  local ta = tma_a(P, design)
+  local function call(dst, map, mp, row, half)
+    local c = { "(int)k0", "(int)(" .. row .. ")" }
+    if half then c[#c + 1] = half end
+    if #mp.zd == 1 and mp.zd[1][2] ~= 0 then c[#c + 1] = "(int)z" end
+    return string.format("kg_tma%d(%s, &%s, %s, &gemm_full[ws]);", #c, dst, map, table.concat(c, ", "))
+  end
+  -- (where every copy is a TMA copy thread 0 alone runs the loop)
+  local t = { ta and "        {" or "        if (tid == 0) {",
+    "          kg_mb_expect(&gemm_full[ws], (unsigned)((" .. (ta and "BM * BK + " or "") ..
+    "BN * BK) * sizeof(*bs_w)));" }
+  if ta then t[#t + 1] = "          " .. call("as_w", "kg_tmA", operand(P, "A", design).mp, "m0") end
+  if P.glu then
+    t[#t + 1] = "          #pragma unroll"
+    t[#t + 1] = "          for (int g = 0; g < BN / GEMM_GLU_G; g++) {"
+    t[#t + 1] = "            " .. call("bs_w + g * GEMM_GLU_G * BK", "kg_tmB", P.B.mp,
+      "n0 + g * (GEMM_GLU_G / 2)", "0")
+    t[#t + 1] = "            " .. call("bs_w + (g * GEMM_GLU_G + GEMM_GLU_G / 2) * BK", "kg_tmB", P.B.mp,
+      "n0 + g * (GEMM_GLU_G / 2)", "1")
+    t[#t + 1] = "          }"
+  else
+    t[#t + 1] = "          " .. call("bs_w", "kg_tmB", P.B.mp, "n0")
+  end
+  t[#t + 1] = "        }"
+  return table.concat(t, "\n")
+end
+
 -- sched=ws, the producer's K loop: wait for stage ws to be free, issue
 -- its cp.async; without a prologue, cp.async itself arrives on full[ws].
 -- With one, the producer keeps GEMM_LA tiles in flight and runs the
@@ -2820,9 +2957,10 @@ local function emit_wgmma(spec, P, design)
   local ss = a_ss(P, design)
   local mode = a_desc(P, design)
   local early, late, xf = nil, nil, ""
+  local ta = tma_a(P, design)
   if ss then
     ast = "BM * BK"
-    early, late = loader_swz(spec, P, design, "A"), ""
+    early, late = ta and "" or loader_swz(spec, P, design, "A"), ""
   elseif mode then
     ast = "BM * BK"
     early, xf = adesc_code(spec, P, design, mode)
@@ -2837,7 +2975,8 @@ local function emit_wgmma(spec, P, design)
   else
     early, late = "", loader(spec, P, "A", design, sta, "as_w")
   end
-  local loadb = loader_swz(spec, P, design, "B")
+  local tma = design.load == "tma"
+  local loadb = tma and tma_issue(P, design) or loader_swz(spec, P, design, "B")
   -- ln=fold: the pass over the landed stage (row sums of A, B scaled by
   -- gamma in place, column sums), through the swizzle; B was written by
   -- generic stores, so the async proxy is fenced again
@@ -2926,6 +3065,10 @@ local function emit_wgmma(spec, P, design)
 #endif
 ]] or "") ..
     "      kg_bar_sync(4, GEMM_NT + 128);\n" or ""
+  -- load=tma: the tensor maps after the tensors (launch()'s order)
+  local params = kg.params(spec) ..
+    (ta and ",\n    const __grid_constant__ kg_tmap kg_tmA" or "") ..
+    (tma and ",\n    const __grid_constant__ kg_tmap kg_tmB" or "")
   local function kernel_ws()
     local body
     local two = a_two(P, design)
@@ -2953,15 +3096,24 @@ local function emit_wgmma(spec, P, design)
       -- copies are waited for once, after them; a prologue's lagging pass
       -- above still drains at the end of each tile)
       body = fill(wgmma_ws_producer, { ct = ct, ast = ast, early = early, loadb = loadb, fsw = fsw,
-        landed = "        kg_mb_cp_arrive(&gemm_full[ws]);",
+        landed = ta and "" or "        kg_mb_cp_arrive(&gemm_full[ws]);",
         drain = pp and "" or "      kg_gemm_commit();\n      kg_gemm_wait<0>();" })
+      -- load=tma with every copy a TMA copy: thread 0 alone walks the ring
+      if ta then body = "      if (tid == 0) {\n" .. body .. "\n      }" end
     end
+    -- each stage's full barrier: 128 producer arrivals (cp.async's own, or
+    -- the prologue's pass), plus thread 0's expect_tx where B goes by TMA;
+    -- thread 0's alone where every copy does
+    local nfull = (ta and xf == "") and "1" or tma and "129" or "128"
     -- the stage rings' mbarriers (sched=pp: and the consumers' turns), and
     -- setmaxnreg's hand-over from the producer to two or more consumers
     local function mb_init(turns)
       return "  if (threadIdx.x == 0) {\n    for (int s = 0; s < STAGES; s++) {\n" ..
-        "      kg_mb_init(&gemm_full[s], 128);\n      kg_mb_init(&gemm_empty[s], GEMM_NT);\n    }\n" ..
+        "      kg_mb_init(&gemm_full[s], " .. nfull .. ");\n      kg_mb_init(&gemm_empty[s], GEMM_NT);\n    }\n" ..
         (turns and "    kg_mb_init(&gemm_turn[0], GEMM_NT);\n    kg_mb_init(&gemm_turn[1], GEMM_NT);\n" or "") ..
+        -- (TMA copies complete on the barriers: their initialisation is
+        -- made visible to the async proxy)
+        (tma and "    asm volatile(\"fence.mbarrier_init.release.cluster;\\n\" ::: \"memory\");\n" or "") ..
         "  }\n  __syncthreads();\n"
     end
     local function maxnreg(op, n)
@@ -2999,7 +3151,7 @@ $consumer$pins$epi
     }
   }
 }
-]], { name = spec.kernel, params = kg.params(spec), ct = ct, ast = ast, ptile = ptile,
+]], { name = spec.kernel, params = params, ct = ct, ast = ast, ptile = ptile,
         dec = maxnreg("dec", "GEMM_PREG"), inc = maxnreg("inc", "GEMM_CREG"), mbinit = mb_init(true),
         producer = body, acczero = acc_zero, pins = pins, epi = epi, smem = smem_head,
         fsdecl = "  " .. ct .. " *gemm_fs = gemm_as + STAGES * " .. ast .. ";\n  (void)gemm_fs;\n",
@@ -3028,15 +3180,18 @@ $inc    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5, wq =
 $acczero
 $lnstats$consumer$pins$epi
       it += (unsigned)GEMM_KT;
-      kg_bar_sync(2, GEMM_NT + 128);
+$tmafence      kg_bar_sync(2, GEMM_NT + 128);
     }
   }
 }
-]], { name = spec.kernel, params = kg.params(spec), ct = ct, ast = ast,
+]], { name = spec.kernel, params = params, ct = ct, ast = ast,
       tile = design.ln == "prepass" and tile_lnc or tile_code,
       dec = maxnreg("dec", "GEMM_PREG"), inc = maxnreg("inc", "GEMM_CREG"), mbinit = mb_init(false),
       producer = body, acczero = acc_zero, pins = pins, epi = epi, smem = smem_head,
       lnstats = lnstats,
+      -- (the epilogue's f32 tile lies over the stages, which the next
+      -- batch entry's TMA copies refill: order its accesses first)
+      tmafence = tma and "      kg_wg_fence_async();\n" or "",
       lnsh = design.ln == "prepass" and "  __shared__ float gemm_mean[BM], gemm_rstd[BM];\n" ..
         (ws_ln_gb(P) and "  __shared__ __align__(16) " .. ct .. " gemm_gb[STAGES * 128];  /* ws_ln_gb */\n" or "") or "",
       fsdecl = two and "  " .. ct .. " *gemm_fs = gemm_as + STAGES * " .. ast ..
@@ -3119,7 +3274,8 @@ $lnstats$consumer$pins$epi
 #define GEMM_CSYNC() __syncthreads()
 ]]) .. conv_defs(P, design) .. ctdef .. "\n",
     mma_helpers(spec, P, design),
-    wgmma_helpers(spec, P, ss or mode ~= nil, mode == "m") .. (ws and ws_helpers or ""),
+    wgmma_helpers(spec, P, ss or mode ~= nil, mode == "m") .. (ws and ws_helpers or "") ..
+      (tma and tma_helpers or ""),
     ws and kernel_ws() or kg.line() .. "\n" .. fill([[
 KG_KERNEL void __launch_bounds__(GEMM_NT, MINB) $name(
     $params)

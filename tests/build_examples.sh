@@ -174,6 +174,12 @@ sm_90)
         [ $n -gt 0 ] || fail "$m: no launchers in fused.h"
         echo "$n launchers"
         grep -q 'CUBIN\|cubin' "$W/$m/fused.c" || fail "no CUBIN"
+        # the untuned GEMMs of LYNXNet2 and ConvNeXt copy by TMA: each
+        # kernel's tensor maps (A's and B's, K innermost) are in its table
+        case $m in lynxnet2_block|convnext_block)
+            grep -q '_tmaps\[\] = {' "$W/$m/fused.c" || fail "$m: no tensor maps"
+            grep -q '_tmaps, *$' "$W/$m/fused.c" || fail "$m: a kernel without its maps" ;;
+        esac
         # shellcheck disable=SC2086
         $CC -std=c11 $FLAGS -I"$W/$m" "$SRC/examples/fused_demo.c" \
             "$W/$m/libfused.a" $LIBS -o "$W/$m/demo" || fail "link .a"

@@ -107,7 +107,7 @@ if [ "$mode" = sm_90 ]; then
         "$kgen" gen "$g" --dim B=2 --dim C=64 --dim T=$T --backend cuda --arch sm_90 \
             -o "$gd/out" --where path=wgmma --where prologue=regs --where MINB=2 >/dev/null 2>&1 || bad="$bad gen$T"
         n=$(ls "$gd/out" 2>/dev/null | wc -l)
-        cu="$gd/out/k0_gated_tanh_residual.none.wgmma.regs.sync.cu"
+        cu="$gd/out/k0_gated_tanh_residual.none.cp.wgmma.regs.sync.cu"
         [ "$n" -eq 1 ] && grep -q '^#define MINB 2$' "$cu" || bad="$bad where$T"
         v=$(grep -c 'uint4 rxv\|tanh.approx.f16x2' "$cu")
         if [ $T = 96 ] && [ "$v" -lt 2 ]; then bad="$bad vec96"; fi
@@ -128,12 +128,12 @@ if [ "$mode" = sm_90 ]; then
     w=$src/examples/wavenet_layer.pat
     "$kgen" gen "$w" --dim B=2 --dim C=64 --dim H=32 --dim T=96 --backend cuda --arch sm_90 \
         -o "$ad/w" --kernel k4_conv1x1_residual --where path=wgmma >/dev/null 2>&1 || bad="$bad gen-conv"
-    cu="$ad/w/k4_conv1x1_residual.none.wgmma.regs.sync.cu"
+    cu="$ad/w/k4_conv1x1_residual.none.cp.wgmma.regs.sync.cu"
     grep -q 'p, 1, 1, 1, 0;' "$cu" && ! grep -q 'kg_gemm_ldsm4t(af' "$cu" || bad="$bad conv-desc"
     g=$src/tools/bench/gated_tanh_residual.pat
     "$kgen" gen "$g" --dim B=2 --dim C=64 --dim T=96 --backend cuda --arch sm_90 \
         -o "$ad/g" --where path=wgmma --where prologue=smem >/dev/null 2>&1 || bad="$bad gen-gated"
-    cu="$ad/g/k0_gated_tanh_residual.none.wgmma.smem.sync.cu"
+    cu="$ad/g/k0_gated_tanh_residual.none.cp.wgmma.smem.sync.cu"
     grep -q 'p, 1, 1, 1, 0;' "$cu" &&
         grep -q '\*p = zq;' "$cu" || bad="$bad gated-asmem"
     "$kgen" gen "$g" --dim B=2 --dim C=64 --dim T=100 --backend cuda --arch sm_90 \
@@ -167,12 +167,12 @@ if [ "$mode" = sm_90 ]; then
     "$kgen" gen "$w" $wk --dim T=64 --dim DIL=1 --backend cuda --arch sm_90 -o "$cd_/c" \
         --where path=wgmma --where prologue=smem >/dev/null 2>&1 || bad="$bad gen"
     for sc in sync ws; do
-        cu="$cd_/c/k3_conv1d.none.wgmma.smem.$sc.cu"
+        cu="$cd_/c/k3_conv1d.none.cp.wgmma.smem.$sc.cu"
         for p in 'kg_cv_shift(src[0], src[1], sh & 7)' '#define GEMM_CV_SH0 7' 'p, 1, 1, 1, 0;'; do
             grep -qF "$p" "$cu" 2>/dev/null || bad="$bad $sc:$p"
         done
     done
-    grep -qF 'kg_mb_arrive(&gemm_full[xs]);' "$cd_/c/k3_conv1d.none.wgmma.smem.ws.cu" 2>/dev/null ||
+    grep -qF 'kg_mb_arrive(&gemm_full[xs]);' "$cd_/c/k3_conv1d.none.cp.wgmma.smem.ws.cu" 2>/dev/null ||
         bad="$bad ws-arrive"
     for tb in "192 64 some" "192 128 none" "37 64 none"; do
         # shellcheck disable=SC2086
@@ -207,7 +207,7 @@ if [ "$mode" = sm_90 ]; then
     bad=
     lf=$src/tests/kernels/gemm_linear_f16.pat
     "$kgen" gen "$lf" --backend cuda --arch sm_90 --kernel k2_linear -o "$wd/l" \
-        --where sched=ws --where WM=2 --where WN=1 >/dev/null 2>&1 || bad="$bad gen-linear"
+        --where sched=ws --where load=cp --where WM=2 --where WN=1 >/dev/null 2>&1 || bad="$bad gen-linear"
     cu=$(ls "$wd"/l/*.ws.cu 2>/dev/null)
     for p in 'cp.async.mbarrier.arrive.noinc' 'mbarrier.try_wait.parity' 'setmaxnreg.inc' \
              'const int ri0 = tid >> 3, ch = tid & 7;' '^#define WM 2$'; do
@@ -215,47 +215,47 @@ if [ "$mode" = sm_90 ]; then
     done
     g=$src/tools/bench/gated_tanh_residual.pat
     "$kgen" gen "$g" --dim B=2 --dim C=64 --dim T=96 --backend cuda --arch sm_90 \
-        -o "$wd/g" --where sched=ws >/dev/null 2>&1 || bad="$bad gen-gated"
-    cu="$wd/g/k0_gated_tanh_residual.none.wgmma.smem.ws.cu"
+        -o "$wd/g" --where sched=ws --where load=cp >/dev/null 2>&1 || bad="$bad gen-gated"
+    cu="$wd/g/k0_gated_tanh_residual.none.cp.wgmma.smem.ws.cu"
     grep -q 'kg_mb_arrive(&gemm_full\[xs\]);' "$cu" && grep -q '\*p = zq;' "$cu" &&
         ! grep -q 'kg_mb_cp_arrive(&' "$cu" || bad="$bad gated"
     "$kgen" gen "$g" --dim B=2 --dim C=64 --dim T=100 --backend cuda --arch sm_90 \
-        -o "$wd/g100" --where sched=ws >/dev/null 2>&1 && bad="$bad gated-T100"
+        -o "$wd/g100" --where sched=ws --where load=cp >/dev/null 2>&1 && bad="$bad gated-T100"
     for w in "path=mma" "path=simt"; do
-        refused gemm "$lf" --arch sm_90 --kernel k2_linear --where sched=ws --where $w || bad="$bad $w"
+        refused gemm "$lf" --arch sm_90 --kernel k2_linear --where sched=ws --where load=cp --where $w || bad="$bad $w"
     done
     ln=$src/tools/bench/ln_gemm_gelu.pat
-    refused gemm "$ln" --arch sm_90 --where sched=ws --where ln=fold || bad="$bad ln-fold"
+    refused gemm "$ln" --arch sm_90 --where sched=ws --where load=cp --where ln=fold || bad="$bad ln-fold"
     refused gemm "$src/examples/convnext_block.pat" --arch sm_90 --kernel k2_ln_gemm_gelu \
-        --where sched=ws || bad="$bad ln-transposed"
-    "$kgen" gen "$ln" --backend cuda --arch sm_90 -o "$wd/ln" --where sched=ws --where WM=2 \
+        --where sched=ws --where load=cp || bad="$bad ln-transposed"
+    "$kgen" gen "$ln" --backend cuda --arch sm_90 -o "$wd/ln" --where sched=ws --where load=cp --where WM=2 \
         >/dev/null 2>&1 || bad="$bad gen-ln"
-    cu="$wd/ln/k0_ln_gemm_gelu.prepass.wgmma.smem.ws.cu"
+    cu="$wd/ln/k0_ln_gemm_gelu.prepass.cp.wgmma.smem.ws.cu"
     for p in 'kg_bar_sync(4, GEMM_NT + 128);' '__shfl_xor_sync' 'fmaf(fmaf(xv, a, c), gv\[u\], bv\[u\])' \
              'kg_mb_arrive(&gemm_full\[xs\]);'; do
         grep -q "$p" "$cu" 2>/dev/null || bad="$bad ln:$p"
     done
     # a cluster of LNC blocks shares a row tile's statistics; gamma and
     # beta come with each A tile by cp.async
-    "$kgen" gen "$ln" --backend cuda --arch sm_90 -o "$wd/lc" --where sched=ws --where LNC=2 \
+    "$kgen" gen "$ln" --backend cuda --arch sm_90 -o "$wd/lc" --where sched=ws --where load=cp --where LNC=2 \
         >/dev/null 2>&1 || bad="$bad gen-lnc"
-    cu="$wd/lc/k0_ln_gemm_gelu.prepass.wgmma.smem.ws.cu"
+    cu="$wd/lc/k0_ln_gemm_gelu.prepass.cp.wgmma.smem.ws.cu"
     has_all lnc "$cu" '__cluster_dims__(LNC, 1, 1)' 'kg_ln_cluster_sync();' 'kg_ln_ld_peer(kg_ln_peer(&gemm_mean' \
         'kg_gemm_cp16(gemm_gb + ws * 128' '(gemm_gb + xs * 128 + ch * 8)'
     refused gemm "$ln" --arch sm_90 --where sched=sync --where LNC=2 || bad="$bad lnc-sync"
     # shellcheck disable=SC2086
     out=$("$kgen" check "$ln" --dim M=300 --dim K=520 --dim N=1024 $args --configs 2 \
-        --where sched=ws --where LNC=4 2>&1)
+        --where sched=ws --where load=cp --where LNC=4 2>&1)
     [ "$(echo "$out" | grep -c 'ok .*LNC=4')" -eq 2 ] || { bad="$bad check-lnc"; echo "$out"; }
     "$kgen" gen "$ln" --backend cuda --arch sm_90 -o "$wd/lm" --where path=mma --where ln=prepass \
         >/dev/null 2>&1 || bad="$bad gen-ln-mma"
-    grep -q '__shfl_xor_sync' "$wd/lm/k0_ln_gemm_gelu.prepass.mma.regs.sync.cu" 2>/dev/null ||
+    grep -q '__shfl_xor_sync' "$wd/lm/k0_ln_gemm_gelu.prepass.cp.mma.regs.sync.cu" 2>/dev/null ||
         bad="$bad ln-mma-stats"
     for a in "$lf --kernel k2_linear" "$g --dim B=2 --dim C=64 --dim T=96" \
              "$src/examples/wavenet_layer.pat --dim B=2 --dim C=64 --dim H=32 --dim T=96 --kernel k4_conv1x1_residual" \
              "$ln --dim M=300 --dim K=256 --dim N=328"; do
         # shellcheck disable=SC2086
-        out=$("$kgen" check $a $args --configs 3 --where sched=ws 2>&1)
+        out=$("$kgen" check $a $args --configs 3 --where sched=ws --where load=cp 2>&1)
         [ "$(echo "$out" | grep -c 'ok .*sched=ws')" -eq 3 ] || { bad="$bad check"; echo "$out"; }
     done
     rm -rf "$wd"
@@ -276,7 +276,7 @@ if [ "$mode" = sm_90 ]; then
     bad=
     lf=$src/tests/kernels/gemm_linear_f16.pat
     "$kgen" gen "$lf" --backend cuda --arch sm_90 --kernel k2_linear -o "$wd/l" \
-        --where sched=pp >/dev/null 2>&1 || bad="$bad gen-linear"
+        --where sched=pp --where load=cp >/dev/null 2>&1 || bad="$bad gen-linear"
     cu=$(ls "$wd"/l/*.pp.cu 2>/dev/null)
     has_all linear "$cu" 'kg_mb_wait(&gemm_turn[cw], (turn & 1u) ^ (cw == 0 ? 1u : 0u));' \
         'kg_mb_arrive(&gemm_turn[cw ^ 1]);' '#define GEMM_CSYNC() kg_bar_sync(5 + cw, GEMM_NT)' \
@@ -284,22 +284,73 @@ if [ "$mode" = sm_90 ]; then
         'float *const gemm_ct = gemm_ep + cw * GEMM_EST;' 'setmaxnreg.inc'
     # gemm_glu's paired B rows by the producer: one address per thread
     "$kgen" gen "$src/examples/lynxnet2_block.pat" --dim B=2 --dim T=96 --dim C=72 --kernel k4_gemm_glu \
-        --backend cuda --arch sm_90 -o "$wd/glu" --where sched=pp >/dev/null 2>&1 || bad="$bad gen-glu"
+        --backend cuda --arch sm_90 -o "$wd/glu" --where sched=pp --where load=cp >/dev/null 2>&1 || bad="$bad gen-glu"
     grep -qF 'p + GEMM_GLU_R(i) * 72' "$wd"/glu/*.pp.cu 2>/dev/null || bad="$bad glu-affine"
     ln=$src/tools/bench/ln_gemm_gelu.pat
     for w in "ln=prepass" "WM=2" "MINB=2"; do
-        refused gemm "$ln" --arch sm_90 --where sched=pp --where $w || bad="$bad refused:$w"
+        refused gemm "$ln" --arch sm_90 --where sched=pp --where load=cp --where $w || bad="$bad refused:$w"
     done
     for a in "$lf --kernel k2_linear" "$src/tools/bench/gated_tanh_residual.pat --dim B=2 --dim C=64 --dim T=96" \
              "$src/examples/wavenet_layer.pat --dim B=2 --dim C=64 --dim H=32 --dim T=96 --kernel k4_conv1x1_residual" \
              "$src/examples/lynxnet2_block.pat --dim B=2 --dim T=96 --dim C=72 --kernel k4_gemm_glu" \
              "$ln --dim M=300 --dim K=128 --dim N=328 --unfuse all --kernel k1_gemm_gelu --where STAGES=4"; do
         # shellcheck disable=SC2086
-        out=$("$kgen" check $a $args --configs 3 --where sched=pp 2>&1)
+        out=$("$kgen" check $a $args --configs 3 --where sched=pp --where load=cp 2>&1)
         [ "$(echo "$out" | grep -c 'ok .*sched=pp')" -ge 2 ] || { bad="$bad check"; echo "$out"; }
     done
     rm -rf "$wd"
     verdict "wgmma sched=pp" "persistent, two consumers on alternate tiles, ordered by a turn barrier"
+fi
+# load=tma: the ws and pp producers copy through tensor maps the runtime
+# encodes at launch (launch()'s tmaps, kernel parameters after the
+# tensors).  A plain GEMM takes both tiles by TMA: thread 0 alone walks the
+# ring and the full barrier waits for its one arrival and the bytes; with a
+# prologue (LayerNorm) A still lands by the producer's cp.async and the
+# barrier counts 128 arrivals and thread 0's.  gemm_glu's B takes one copy
+# from each half of the weight per group, a batched matmul a third
+# coordinate.  Refused for sched=sync and off wgmma.
+if [ "$mode" = sm_90 ]; then
+    total=$((total + 1))
+    wd=$(mktemp -d)
+    bad=
+    ln=$src/tools/bench/ln_gemm_gelu.pat
+    "$kgen" gen "$ln" --dim M=300 --dim K=128 --dim N=328 --unfuse all --kernel k1_gemm_gelu \
+        --backend cuda --arch sm_90 -o "$wd/p" --where sched=pp --where load=tma >/dev/null 2>&1 ||
+        bad="$bad gen-pp"
+    cu=$(ls "$wd"/p/*.tma.wgmma.regs.pp.cu 2>/dev/null)
+    has_all pp "$cu" 'const __grid_constant__ kg_tmap kg_tmA,' 'const __grid_constant__ kg_tmap kg_tmB)' \
+        'kg_mb_init(&gemm_full[s], 1);' 'fence.mbarrier_init.release.cluster;' '      if (tid == 0) {' \
+        'kg_mb_expect(&gemm_full[ws], (unsigned)((BM * BK + BN * BK) * sizeof(*bs_w)));' \
+        'kg_tma2(as_w, &kg_tmA, (int)k0, (int)(m0), &gemm_full[ws]);' \
+        'kg_tma2(bs_w, &kg_tmB, (int)k0, (int)(n0), &gemm_full[ws]);'
+    grep -q 'kg_gemm_cp16(s\|kg_mb_cp_arrive(&gemm' "$cu" && bad="$bad pp:cp.async"
+    "$kgen" gen "$ln" --backend cuda --arch sm_90 -o "$wd/ln" --where sched=ws --where load=tma \
+        >/dev/null 2>&1 || bad="$bad gen-ln"
+    has_all ln "$wd/ln/k0_ln_gemm_gelu.prepass.tma.wgmma.smem.ws.cu" 'kg_mb_init(&gemm_full[s], 129);' \
+        'kg_mb_arrive(&gemm_full[xs]);' 'kg_tma2(bs_w, &kg_tmB, (int)k0, (int)(n0), &gemm_full[ws]);' \
+        'kg_gemm_cp16(s + i * (GEMM_LT / 8) * 64'
+    "$kgen" gen "$src/examples/lynxnet2_block.pat" --kernel k4_gemm_glu --backend cuda --arch sm_90 \
+        -o "$wd/glu" --where sched=pp --where load=tma >/dev/null 2>&1 || bad="$bad gen-glu"
+    has_all glu "$(ls "$wd"/glu/*.pp.cu 2>/dev/null)" \
+        'kg_tma3(bs_w + g * GEMM_GLU_G * BK, &kg_tmB, (int)k0, (int)(n0 + g * (GEMM_GLU_G / 2)), 0, &gemm_full[ws]);' \
+        'kg_tma3(bs_w + (g * GEMM_GLU_G + GEMM_GLU_G / 2) * BK, &kg_tmB, (int)k0, (int)(n0 + g * (GEMM_GLU_G / 2)), 1, &gemm_full[ws]);'
+    mm=$src/tests/kernels/gemm_matmul_f16.pat
+    "$kgen" gen "$mm" --kernel k4_matmul --backend cuda --arch sm_90 -o "$wd/mm" --where sched=ws \
+        --where load=tma >/dev/null 2>&1 || bad="$bad gen-matmul"
+    has_all matmul "$(ls "$wd"/mm/*.ws.cu 2>/dev/null)" \
+        'kg_tma3(bs_w, &kg_tmB, (int)k0, (int)(n0), (int)z, &gemm_full[ws]);'
+    for w in "sched=sync" "path=mma"; do
+        refused gemm "$ln" --arch sm_90 --where load=tma --where $w || bad="$bad refused:$w"
+    done
+    for a in "$ln --dim M=300 --dim K=136 --dim N=328 --unfuse all --kernel k1_gemm_gelu" \
+             "$src/examples/lynxnet2_block.pat --dim B=2 --dim T=96 --dim C=72 --kernel k4_gemm_glu" \
+             "$mm --kernel k4_matmul" "$ln --dim M=300 --dim K=256 --dim N=328"; do
+        # shellcheck disable=SC2086
+        out=$("$kgen" check $a $args --configs 2 --where load=tma 2>&1)
+        [ "$(echo "$out" | grep -c 'ok .*load=tma')" -ge 2 ] || { bad="$bad check"; echo "$out"; }
+    done
+    rm -rf "$wd"
+    verdict "wgmma load=tma" "tensor maps, one thread's copies, bytes on the full barrier"
 fi
 # kg.fastmath: CUDA kernels that store only f16/bf16 take GELU, sigmoid and
 # tanh from ex2.approx and rcp.approx (kg_gelu_f, ...); f32 results, and
@@ -450,7 +501,7 @@ if [ "${mode#sm_}" != "$mode" ]; then
     # shellcheck disable=SC2046
     "$kgen" gen "$w" --dtype DT=f32 $(small "$w") --backend cuda --arch "$mode" \
         -o "$wd/out" --where path=mma >/dev/null 2>&1 || bad="$bad gen"
-    cu="$wd/out/k3_conv1d.none.mma.regs.sync.cu"
+    cu="$wd/out/k3_conv1d.none.cp.mma.regs.sync.cu"
     grep -q 'm16n8k8.row.col.f32.tf32.tf32.f32' "$cu" 2>/dev/null || bad="$bad no-tf32-mma"
     grep -q 'cvt.rna.tf32.f32' "$cu" 2>/dev/null || bad="$bad no-split"
     grep -q 'ap\[4 \* GEMM_BMP\]' "$cu" 2>/dev/null || bad="$bad no-trans-tile"
@@ -508,8 +559,8 @@ if [ "${mode#sm_}" != "$mode" ]; then
         sd=$(mktemp -d)
         # shellcheck disable=SC2086
         "$kgen" gen "$w" $wk --backend cuda --arch "$mode" -o "$sd/out" >/dev/null 2>&1 || bad="$bad gen"
-        grep -q '__cluster_dims__(SPLITK, 1, 1)' "$sd/out/k3_conv1d.none.mma.regs.sync.cu" 2>/dev/null &&
-            grep -q '^#define SPLITK [24]$' "$sd/out/k3_conv1d.none.mma.regs.sync.cu" || bad="$bad no-cluster"
+        grep -q '__cluster_dims__(SPLITK, 1, 1)' "$sd/out/k3_conv1d.none.cp.mma.regs.sync.cu" 2>/dev/null &&
+            grep -q '^#define SPLITK [24]$' "$sd/out/k3_conv1d.none.cp.mma.regs.sync.cu" || bad="$bad no-cluster"
         rm -rf "$sd"
     fi
     verdict "split-K (SPLITK)" "$n candidates on $mode" "$out"

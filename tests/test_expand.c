@@ -261,6 +261,55 @@ static void test_knobs(void **state)
     arena_free(a);
 }
 
+/* launch()'s tmaps: the tensor maps a kernel takes after its tensors, in
+ * kgrt's layout (dims innermost first, strides and offset in bytes); a
+ * malformed entry is the template's fault. */
+static void test_launch_tmaps(void **state)
+{
+    (void)state;
+    put("tm.lua", "return { name = 'tm', backends = { 'cuda' },\n"
+        " tuning = { V = { 0, 1, 2, 3 } },\n"
+        " constraints = function(s, c) return true end,\n"
+        " launch = function(s, c)\n"
+        "   local t = { arg = 2, dtype = 'bf16', dims = { 64, 300, 3 },\n"
+        "               strides = { 128, 38400 }, box = { 64, 128, 1 }, off = 32, swizzle = 128 }\n"
+        "   if c.V == 1 then t.strides = { 128 } end\n"
+        "   if c.V == 2 then t.dtype = 'i32' end\n"
+        "   return { grid = { 1, 1, 1 }, block = { 1, 1, 1 },\n"
+        "            tmaps = c.V == 3 and { t, t, t, t, t } or { t } }\n"
+        " end,\n"
+        " emit = function(s, d) return '' end }\n");
+    Str err = {0};
+    Arena *a = arena_new();
+    Template *t = template_load(dir, "tm", &err, a);
+    assert_non_null(t);
+    TestCtx c;
+    ctx_init(&c);
+    Plan *p = plan_of(&c, "model m\ndim N = 4\ninput x : f32[N]\ny = exp(x)\noutput y\n");
+    assert_int_equal(template_bind(t, p, p->k[0], "sm_90", &err), 0);
+    int cfg[1] = {0};
+    Launch L;
+    assert_int_equal(template_launch(t, cfg, &L, &err), 0);
+    assert_int_equal(L.ntmaps, 1);
+    assert_int_equal(L.tmaps[0].arg, 1);
+    assert_int_equal(L.tmaps[0].map.dtype, KGRT_BF16);
+    assert_int_equal(L.tmaps[0].map.rank, 3);
+    assert_int_equal(L.tmaps[0].map.dims[1], 300);
+    assert_int_equal(L.tmaps[0].map.strides[1], 38400);
+    assert_int_equal(L.tmaps[0].map.box[1], 128);
+    assert_int_equal(L.tmaps[0].map.off, 32);
+    assert_int_equal(L.tmaps[0].map.swizzle, 128);
+    for (cfg[0] = 1; cfg[0] < 4; cfg[0]++) {   /* strides short, dtype, too many */
+        str_free(&err);
+        assert_int_equal(template_launch(t, cfg, &L, &err), -1);
+        assert_non_null(strstr(err.buf, "launch()'s tmaps"));
+    }
+    template_free(t);
+    ctx_free(&c);
+    str_free(&err);
+    arena_free(a);
+}
+
 /* constraints() reports the knobs it read; a scan skips every config
  * that agrees with a rejection on them and passes the same configs. */
 static void test_constraint_reads(void **state)
@@ -335,6 +384,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_determinism),
         cmocka_unit_test(test_knobs),
+        cmocka_unit_test(test_launch_tmaps),
         cmocka_unit_test(test_constraint_reads),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -53,6 +53,38 @@ static const char src[] =
     "    x[off] = 1.0f;\n"
     "}\n";
 
+/* One TMA copy (sm_90): a box of 8 rows of 32 floats at (c0, c1) through
+ * the tensor map m into shared memory with the 128-byte swizzle, completing
+ * on an mbarrier; the tile is written out as it lies in shared memory. */
+static const char tma_src[] =
+    "struct __align__(64) tmap { unsigned long long q[16]; };\n"
+    "extern \"C\" __global__ void tma_tile(float *out, int c0, int c1,\n"
+    "                                      const __grid_constant__ tmap m)\n"
+    "{\n"
+    "    __shared__ __align__(1024) float tile[8 * 32];\n"
+    "    __shared__ __align__(8) unsigned long long bar;\n"
+    "    unsigned b = (unsigned)__cvta_generic_to_shared(&bar);\n"
+    "    if (threadIdx.x == 0) {\n"
+    "        asm volatile(\"mbarrier.init.shared::cta.b64 [%0], 1;\" :: \"r\"(b) : \"memory\");\n"
+    "        asm volatile(\"fence.mbarrier_init.release.cluster;\" ::: \"memory\");\n"
+    "    }\n"
+    "    __syncthreads();\n"
+    "    if (threadIdx.x == 0) {\n"
+    "        asm volatile(\"mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], 1024;\"\n"
+    "                     :: \"r\"(b) : \"memory\");\n"
+    "        asm volatile(\"cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier\"\n"
+    "                     \"::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\"\n"
+    "                     :: \"r\"((unsigned)__cvta_generic_to_shared(tile)),\n"
+    "                        \"l\"((unsigned long long)&m), \"r\"(c0), \"r\"(c1), \"r\"(b)\n"
+    "                     : \"memory\");\n"
+    "    }\n"
+    "    asm volatile(\"{\\n.reg .pred p;\\nW:\\n\"\n"
+    "                 \"mbarrier.try_wait.parity.shared::cta.b64 p, [%0], 0;\\n\"\n"
+    "                 \"@!p bra W;\\n}\\n\" :: \"r\"(b) : \"memory\");\n"
+    "    for (int i = threadIdx.x; i < 8 * 32; i += blockDim.x)\n"
+    "        out[i] = tile[i];\n"
+    "}\n";
+
 static kgrt_device *dev;
 static kgrt_device_info info;
 static KgCubin native;         /* for the device's arch */
@@ -333,6 +365,76 @@ static void test_timeout(void **state)
 }
 
 /* Last: an illegal address poisons the (primary) context for good. */
+/* A tensor map encoded at launch over a buffer plus an offset: the box
+ * lands swizzled (16-byte chunk ch of row r at chunk ch ^ r) and zero past
+ * the tensor's edges; layouts the driver would refuse are refused first. */
+static void test_tensor_map(void **state)
+{
+    enum { R = 20, C = 40 };
+    float h[R * C + 4], out[8 * 32];
+    kgrt_buffer *in, *o;
+    kgrt_module *m;
+    kgrt_kernel *k = NULL;
+    KgCubin bin;
+    unsigned grid[3] = { 1, 1, 1 }, block[3] = { 128, 1, 1 };
+    /* a [R, C] f32 tensor 16 bytes into the buffer, boxes of 8 x 32 */
+    kgrt_tmap tm = { KGRT_F32, 2, { C, R }, { C * 4 }, { 32, 8 }, 16, 128 };
+    kgrt_arg args[4];
+    (void)state;
+
+    if (atoi(info.arch + 3) < 90) {
+        printf("# TMA needs sm_90; %s\n", info.arch);
+        skip();
+    }
+    memset(&bin, 0, sizeof bin);
+    if (kg_nvrtc_compile(tma_src, "tma.cu", info.arch, NULL, 0, &bin) != 0)
+        print_error("%s\n", bin.log ? bin.log : "");
+    assert_non_null(bin.cubin);
+    m = load(KGRT_IMAGE_CUBIN, &bin);
+    assert_int_equal(kgrt_kernel_get(m, "tma_tile", &k), KGRT_OK);
+    for (int i = 0; i < R * C + 4; i++)
+        h[i] = (float)(i - 4);      /* element (r, c) holds r * C + c */
+    assert_int_equal(kgrt_buffer_alloc(dev, sizeof h, &in), KGRT_OK);
+    assert_int_equal(kgrt_buffer_alloc(dev, sizeof out, &o), KGRT_OK);
+    assert_int_equal(kgrt_buffer_write(in, 0, h, sizeof h), KGRT_OK);
+    args[0] = kgrt_arg_buffer(o);
+    args[1] = kgrt_arg_i32(16);     /* column: columns 40..47 lie past C */
+    args[2] = kgrt_arg_i32(16);     /* row: rows 20..23 lie past R */
+    args[3] = kgrt_arg_tmap(kgrt_arg_buffer(in), &tm);
+    assert_int_equal(kgrt_launch(k, grid, block, 0, args, 4), KGRT_OK);
+    assert_int_equal(kgrt_synchronize(dev), KGRT_OK);
+    assert_int_equal(kgrt_buffer_read(o, 0, out, sizeof out), KGRT_OK);
+    for (int r = 0; r < 8; r++)
+        for (int c = 0; c < 32; c++) {
+            int row = 16 + r, col = 16 + c;
+            float want = row < R && col < C ? (float)(row * C + col) : 0.0f;
+            float got = out[r * 32 + (((c / 4) ^ r) * 4) + c % 4];
+            if (got != want) {
+                print_error("(%d, %d) = %g, want %g\n", row, col, got, want);
+                fail();
+            }
+        }
+    /* refused before the driver sees them: a stride not a multiple of 16,
+       a box row wider than the swizzle, an unaligned start */
+    tm.strides[0] = C * 4 + 4;
+    assert_int_equal(kgrt_launch(k, grid, block, 0, args, 4), KGRT_EINVAL);
+    assert_non_null(strstr(kgrt_last_error(), "multiple of 16"));
+    tm.strides[0] = C * 4;
+    tm.box[0] = 64;
+    assert_int_equal(kgrt_launch(k, grid, block, 0, args, 4), KGRT_EINVAL);
+    assert_non_null(strstr(kgrt_last_error(), "wider than"));
+    tm.box[0] = 32;
+    tm.off = 8;
+    assert_int_equal(kgrt_launch(k, grid, block, 0, args, 4), KGRT_EINVAL);
+    tm.off = 16;
+    assert_int_equal(kgrt_launch(k, grid, block, 0, args, 4), KGRT_OK);
+    assert_int_equal(kgrt_synchronize(dev), KGRT_OK);
+    kgrt_buffer_free(in);
+    kgrt_buffer_free(o);
+    kgrt_module_unload(m);
+    kg_cubin_free(&bin);
+}
+
 static void test_sticky(void **state)
 {
     kgrt_module *m = load(KGRT_IMAGE_CUBIN, &native);
@@ -372,6 +474,7 @@ int main(void)
         cmocka_unit_test(test_dynamic_shared),
         cmocka_unit_test(test_fill),
         cmocka_unit_test(test_timeout),
+        cmocka_unit_test(test_tensor_map),
         cmocka_unit_test(test_sticky),
     };
     int n = kgrt_device_count(KGRT_CUDA);

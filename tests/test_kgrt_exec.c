@@ -376,6 +376,15 @@ static void test_resource_errors(void **state)
     args[1].buf = NULL;
     assert_int_equal(kgrt_launch(k, grid, block, 0, args, 5), KGRT_EINVAL);
     args[1].buf = a;
+    /* A tensor map is CUDA's: refused before anything runs. */
+    {
+        kgrt_tmap tm = { KGRT_F32, 1, { 16 }, { 0 }, { 16 }, 0, 0 };
+        args[2] = kgrt_arg_tmap(kgrt_arg_buffer(a), &tm);
+        assert_int_equal(kgrt_launch(k, grid, block, 0, args, 5),
+                         KGRT_EINVAL);
+        assert_non_null(strstr(kgrt_last_error(), "tensor maps are CUDA's"));
+        args[2] = kgrt_arg_buffer(a);
+    }
     /* OpenCL has no dynamic shared memory; empty axes are invalid. */
     assert_int_equal(kgrt_launch(k, grid, block, 64, args, 5), KGRT_EINVAL);
     grid[1] = 0;

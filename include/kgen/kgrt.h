@@ -207,7 +207,27 @@ typedef enum {
                                   (`size`); on OpenCL a non-zero offset
                                   becomes a sub-buffer, so it must be a
                                   multiple of limits.base_align */
+    KGRT_ARG_TMAP,             /* CUDA only: a 128-byte tensor map (TMA)
+                                  over the memory of a buffer (`buf`) or
+                                  a CUdeviceptr (`bytes`) plus a byte
+                                  offset (`size`), laid out by `tmap`;
+                                  encoded at launch */
 } kgrt_arg_kind;
+
+/* The layout a KGRT_ARG_TMAP describes: a tiled tensor map of rank 1..5
+ * over the memory an argument points to, dims innermost first.  off is
+ * added to that address (bytes); strides[i] is the byte step of dims[i+1]
+ * (multiples of 16, as is the address); box is the tile one copy moves. */
+#define KGRT_TMAP_RANK 5
+typedef struct kgrt_tmap {
+    int dtype;                 /* kgrt_dtype of the elements */
+    int rank;
+    uint64_t dims[KGRT_TMAP_RANK];
+    uint64_t strides[KGRT_TMAP_RANK - 1];
+    uint32_t box[KGRT_TMAP_RANK];
+    uint64_t off;
+    int swizzle;               /* bytes: 0 (none), 32, 64 or 128 */
+} kgrt_tmap;
 
 typedef struct kgrt_arg {
     kgrt_arg_kind kind;
@@ -217,38 +237,49 @@ typedef struct kgrt_arg {
     float f32;
     const void *bytes;
     size_t size;
+    const kgrt_tmap *tmap;     /* KGRT_ARG_TMAP */
 } kgrt_arg;
 
 static inline kgrt_arg kgrt_arg_buffer(kgrt_buffer *b)
 {
-    kgrt_arg a = { KGRT_ARG_BUFFER, b, 0, 0, 0.0f, NULL, 0 };
+    kgrt_arg a = { KGRT_ARG_BUFFER, b, 0, 0, 0.0f, NULL, 0, NULL };
     return a;
 }
 static inline kgrt_arg kgrt_arg_i32(int32_t v)
 {
-    kgrt_arg a = { KGRT_ARG_I32, NULL, v, 0, 0.0f, NULL, 0 };
+    kgrt_arg a = { KGRT_ARG_I32, NULL, v, 0, 0.0f, NULL, 0, NULL };
     return a;
 }
 static inline kgrt_arg kgrt_arg_i64(int64_t v)
 {
-    kgrt_arg a = { KGRT_ARG_I64, NULL, 0, v, 0.0f, NULL, 0 };
+    kgrt_arg a = { KGRT_ARG_I64, NULL, 0, v, 0.0f, NULL, 0, NULL };
     return a;
 }
 static inline kgrt_arg kgrt_arg_f32(float v)
 {
-    kgrt_arg a = { KGRT_ARG_F32, NULL, 0, 0, v, NULL, 0 };
+    kgrt_arg a = { KGRT_ARG_F32, NULL, 0, 0, v, NULL, 0, NULL };
     return a;
 }
 static inline kgrt_arg kgrt_arg_bytes(const void *p, size_t n)
 {
-    kgrt_arg a = { KGRT_ARG_BYTES, NULL, 0, 0, 0.0f, p, n };
+    kgrt_arg a = { KGRT_ARG_BYTES, NULL, 0, 0, 0.0f, p, n, NULL };
     return a;
 }
 
 /* handle: the CUdeviceptr value cast to a pointer, or the cl_mem. */
 static inline kgrt_arg kgrt_arg_native(void *handle, size_t offset)
 {
-    kgrt_arg a = { KGRT_ARG_NATIVE, NULL, 0, 0, 0.0f, handle, offset };
+    kgrt_arg a = { KGRT_ARG_NATIVE, NULL, 0, 0, 0.0f, handle, offset, NULL };
+    return a;
+}
+
+/* A tensor map of layout m over the memory of `base` (a buffer or a
+ * native argument: its offset is kept); m must outlive the launch. */
+static inline kgrt_arg kgrt_arg_tmap(kgrt_arg base, const kgrt_tmap *m)
+{
+    kgrt_arg a = { KGRT_ARG_TMAP, base.kind == KGRT_ARG_BUFFER ? base.buf : NULL,
+                   0, 0, 0.0f, base.kind == KGRT_ARG_NATIVE ? base.bytes : NULL,
+                   base.kind == KGRT_ARG_NATIVE ? base.size : 0, m };
     return a;
 }
 

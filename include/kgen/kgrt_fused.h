@@ -39,6 +39,13 @@ typedef struct kgrt_fused_arg {
     int64_t offset;
 } kgrt_fused_arg;
 
+/* A tensor map the kernel takes after its tensors: map's layout over the
+ * memory of its tensor argument arg, encoded at each launch. */
+typedef struct kgrt_fused_tmap {
+    int arg;
+    kgrt_tmap map;
+} kgrt_fused_tmap;
+
 /* Modules loaded for one device; filled on first use. */
 typedef struct kgrt_fused_slot {
     kgrt_device *dev;
@@ -59,6 +66,8 @@ typedef struct kgrt_fused_kernel {
     size_t smem;
     int nargs;
     const kgrt_fused_arg *args;
+    int ntmaps;                /* passed after the nargs tensors */
+    const kgrt_fused_tmap *tmaps;
     const char *config;        /* "BM=128 BN=64 ..." */
     const char *provenance;    /* where the config came from */
     kgrt_fused_slot *slots;    /* KGRT_FUSED_DEVICES entries (mutable) */
