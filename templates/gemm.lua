@@ -105,6 +105,15 @@
 -- gemm_glu's B takes two copies per group of GEMM_GLU_G tile rows, one from
 -- each half of the weight (a third tensor-map axis).  A with a prologue
 -- still lands by the producer's cp.async.
+-- load=mcast: TMA in thread-block clusters of two blocks that take
+-- vertically adjacent tiles (row tiles 2 i and 2 i + 1 of one column tile):
+-- each copies its own A and half of the B tile they share, multicast into
+-- both blocks' stages, so B crosses L2 once per pair.  Each block's full
+-- barrier expects its whole stage; a stage is free again only once the
+-- consumers of both blocks have released it (they arrive on both blocks'
+-- empty barriers, a warp at a time), and the pair meets at a cluster barrier after setting
+-- up its barriers and before it exits.  A without a prologue only; the
+-- pair's second tile may lie past M (zero-filled, not stored).
 -- Design knob `ln`: "none" for every kernel but ln_gemm_gelu, which takes
 -- "prepass" (per-row mean/rstd computed by each block before its K loop:
 -- on the tensor-core paths with x contiguous along K a warp per row in one
@@ -122,7 +131,8 @@ local T = {
     prologue = { "regs", "smem" },   -- wgmma: where A's prologue runs (a_desc)
     sched = { "sync", "ws", "pp" },  -- wgmma: one team, a producer warpgroup (ws), or that and
                                      -- two consumers on alternate tiles of a persistent block (pp)
-    load = { "cp", "tma" },          -- ws/pp: the producer copies by cp.async or by TMA
+    load = { "cp", "tma", "mcast" }, -- ws/pp: the producer copies by cp.async, by TMA, or by TMA
+                                     -- multicast to a cluster of two blocks sharing B
   },
   tuning = {
     BM = { 16, 32, 64, 128, 256 },
@@ -544,7 +554,7 @@ end
 -- load=tma: does A go by TMA too (straight to its swizzled tile)?  B always
 -- does.
 local function tma_a(P, design)
-  return design.load == "tma" and a_ss(P, design) and tma_map(operand(P, "A", design).mp)
+  return design.load ~= "cp" and a_ss(P, design) and tma_map(operand(P, "A", design).mp)
 end
 
 -- the tensor map of operand map mp (launch()'s tmaps): dims innermost
@@ -790,11 +800,17 @@ function T.constraints(spec, cfg)
       return false, "sched=ws: A must reach wgmma through a descriptor"
     end
   end
-  if cfg.load == "tma" then
+  if cfg.load ~= "cp" then
     if cfg.sched ~= "ws" and cfg.sched ~= "pp" then
-      return false, "load=tma: the copies of a ws or pp producer"
+      return false, "load=tma/mcast: the copies of a ws or pp producer"
     end
-    if not tma_map(P.B.mp) then return false, "load=tma: B's rows one axis, K contiguous" end
+    if not tma_map(P.B.mp) then return false, "load=tma/mcast: B's rows one axis, K contiguous" end
+    if cfg.load == "mcast" then
+      if not tma_a(P, cfg) then return false, "load=mcast: A by TMA too (no prologue)" end
+      -- (ws: the epilogue's tile lies over the stages, which the peer may
+      -- refill for a next batch entry)
+      if cfg.sched == "ws" and P.Z > 65535 then return false, "load=mcast: one batch entry a block" end
+    end
   end
   if cfg.path == "mma" then
     if spec.backend ~= "cuda" then return false, "mma is CUDA only" end
@@ -845,7 +861,7 @@ function T.constraints(spec, cfg)
     if smem > spec.limits.smem then return false, "shared memory over the limit" end
   elseif cfg.path == "wgmma" then
     if BK ~= 64 then return false, "the 128-byte swizzle takes BK = 64" end
-    if cfg.load == "tma" and P.glu and (BN // cfg.WN) % 16 ~= 0 then
+    if cfg.load ~= "cp" and P.glu and (BN // cfg.WN) % 16 ~= 0 then
       return false, "load=tma: gemm_glu's half groups in whole swizzle atoms (8 rows)"
     end
     if not fits(BM, P.M, 64) then return false, "BM larger than M needs" end
@@ -1037,15 +1053,22 @@ function T.launch(spec, cfg)
     smem = wgmma_smem(P, cfg)
   end
   -- load=tma: A's tensor map (where A goes by TMA), then B's
+  -- (mcast: B's tile in two halves, one a block; the grid in pairs of
+  -- blocks over pairs of row tiles)
   local tm
-  if cfg.load == "tma" then
+  local mc = cfg.load == "mcast"
+  if cfg.load ~= "cp" then
     tm = {}
     if tma_a(P, cfg) then tm[1] = tmap_of(spec, P, operand(P, "A", cfg).mp, cfg.BM) end
-    tm[#tm + 1] = tmap_of(spec, P, P.B.mp, P.glu and cfg.BN // cfg.WN // 2 or cfg.BN, P.glu)
+    tm[#tm + 1] = tmap_of(spec, P, P.B.mp,
+      P.glu and cfg.BN // cfg.WN // 2 or mc and cfg.BN // 2 or cfg.BN, P.glu)
   end
+  if mc then tiles = 2 * kg.cdiv(kg.cdiv(P.M, cfg.BM), 2) * (tiles // kg.cdiv(P.M, cfg.BM)) end
   if cfg.path == "wgmma" and cfg.sched == "pp" then
     -- persistent: a block an SM (or fewer where the tiles are fewer)
-    return { grid = { math.min(tiles * P.Z, spec.limits.units or 80), 1, 1 },
+    local units = spec.limits.units or 80
+    if mc then units = units // 2 * 2 end
+    return { grid = { math.min(tiles * P.Z, units), 1, 1 },
              block = { threads(cfg), 1, 1 }, smem = smem, tmaps = tm }
   end
   return { grid = { tiles, 1, math.min(P.Z, 65535) },
@@ -1597,6 +1620,17 @@ local tile_lnc = [[
   const long gs = GEMM_TILES_M - first < 8L ? GEMM_TILES_M - first : 8L;
   const long m0 = (first + tile % (8L * GEMM_TILES_NL) % gs) * BM;
   const long n0 = (tile % (8L * GEMM_TILES_NL) / gs * LNC + KG_BID(0) % LNC) * GEMM_BNL;
+]]
+
+-- load=mcast: the tile of rank GEMM_MCR of a pair of blocks taking row
+-- tiles 2 i and 2 i + 1 of one column tile, pair tile $pt walking as
+-- tile_code walks its tiles
+local tile_mc = [[
+  const long tile = $pt;
+  const long grp = tile / (8L * GEMM_TILES_N), first = grp * 8L;
+  const long gs = GEMM_TILES_MP - first < 8L ? GEMM_TILES_MP - first : 8L;
+  const long m0 = ((first + tile % (8L * GEMM_TILES_N) % gs) * 2 + GEMM_MCR) * BM;
+  const long n0 = (tile % (8L * GEMM_TILES_N) / gs) * GEMM_BNL;
 ]]
 
 -- shared arrays of the LayerNorm variants (static)
@@ -2797,41 +2831,80 @@ static __device__ __forceinline__ void kg_bar_sync(int id, int n)
 ]]
 
 -- load=tma: the tensor maps (kernel parameters after the tensors, by value
--- in the constant bank), the full barrier's expected bytes, and one copy of
--- a box at coordinates (innermost first) completing on an mbarrier
-local tma_helpers = [[
+-- in the constant bank), the full barrier's expected bytes, and a copy of a
+-- box at coordinates (innermost first) completing on an mbarrier: kg_tma2
+-- to kg_tma4, and kg_tma2m, kg_tma3m (mcast) multicast to the blocks of
+-- mask with the barrier at the same offset in each; with mcast, a
+-- release on both blocks' barriers, an acquire of the peer's releases and
+-- the pair's barrier
+local function tma_helpers(mcast)
+  local t = { [[
 struct __align__(64) kg_tmap { unsigned long long q[16]; };
 static __device__ __forceinline__ void kg_mb_expect(unsigned long long *b, unsigned bytes)
 {
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n"
                :: "r"((unsigned)__cvta_generic_to_shared(b)), "r"(bytes) : "memory");
 }
-static __device__ __forceinline__ void kg_tma2(void *dst, const kg_tmap *m, int c0, int c1,
-                                               unsigned long long *b)
+]] }
+  local function copy(n, m)
+    local cs, regs, ops = {}, {}, {}
+    for i = 0, n - 1 do
+      cs[#cs + 1] = "int c" .. i
+      regs[#regs + 1] = "%" .. (i + 2)
+      ops[#ops + 1] = '"r"(c' .. i .. ')'
+    end
+    return fill([[
+static __device__ __forceinline__ void kg_tma$n$m(void *dst, const kg_tmap *m, $cs,
+                                               unsigned long long *b$mask)
 {
-  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
-               " [%0], [%1, {%2, %3}], [%4];\n"
+  asm volatile("cp.async.bulk.tensor.$dim.shared::cluster.global.mbarrier::complete_tx::bytes$mc"
+               " [%0], [%1, {$regs}], [%$bar]$mreg;\n"
                :: "r"((unsigned)__cvta_generic_to_shared(dst)), "l"((unsigned long long)m),
-                  "r"(c0), "r"(c1), "r"((unsigned)__cvta_generic_to_shared(b)) : "memory");
+                  $ops, "r"((unsigned)__cvta_generic_to_shared(b))$mop : "memory");
 }
-static __device__ __forceinline__ void kg_tma3(void *dst, const kg_tmap *m, int c0, int c1, int c2,
-                                               unsigned long long *b)
+]], { n = n, dim = n .. "d", m = m and "m" or "", cs = table.concat(cs, ", "), regs = table.concat(regs, ", "),
+      ops = table.concat(ops, ", "), bar = n + 2, mask = m and ", unsigned short mask" or "",
+      mc = m and ".multicast::cluster" or "", mreg = m and ", %" .. (n + 3) or "",
+      mop = m and ', "h"(mask)' or "" })
+  end
+  for n = 2, 4 do t[#t + 1] = copy(n, false) end
+  if mcast then
+    t[#t + 1] = copy(2, true)
+    t[#t + 1] = copy(3, true)
+    t[#t + 1] = [[
+/* a warp's release of a stage on both blocks' barriers: lane 0 arrives
+   for the warp once every lane is past its MMAs' wait (a cluster-scope
+   release per thread would fence 128 times a stage) */
+static __device__ __forceinline__ void kg_mb_arrive2(unsigned long long *b)
 {
-  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes"
-               " [%0], [%1, {%2, %3, %4}], [%5];\n"
-               :: "r"((unsigned)__cvta_generic_to_shared(dst)), "l"((unsigned long long)m),
-                  "r"(c0), "r"(c1), "r"(c2), "r"((unsigned)__cvta_generic_to_shared(b)) : "memory");
+  const unsigned a = (unsigned)__cvta_generic_to_shared(b);
+  __syncwarp();
+  if ((threadIdx.x & 31) == 0) {
+    #pragma unroll
+    for (unsigned r = 0; r < 2; r++) {
+      unsigned ra;
+      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(ra) : "r"(a), "r"(r));
+      asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n"
+                   :: "r"(ra) : "memory");
+    }
+  }
 }
-static __device__ __forceinline__ void kg_tma4(void *dst, const kg_tmap *m, int c0, int c1, int c2,
-                                               int c3, unsigned long long *b)
+static __device__ __forceinline__ void kg_mb_wait_cl(unsigned long long *b, unsigned parity)
 {
-  asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes"
-               " [%0], [%1, {%2, %3, %4, %5}], [%6];\n"
-               :: "r"((unsigned)__cvta_generic_to_shared(dst)), "l"((unsigned long long)m),
-                  "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"((unsigned)__cvta_generic_to_shared(b))
-               : "memory");
+  asm volatile("{\n.reg .pred p;\nKG_MB_WAITC:\n"
+               "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%0], %1;\n"
+               "@!p bra KG_MB_WAITC;\n}\n"
+               :: "r"((unsigned)__cvta_generic_to_shared(b)), "r"(parity) : "memory");
+}
+static __device__ __forceinline__ void kg_cl_sync(void)
+{
+  asm volatile("barrier.cluster.arrive.release.aligned;\n"
+               "barrier.cluster.wait.acquire.aligned;\n" ::: "memory");
 }
 ]]
+  end
+  return table.concat(t)
+end
 
 -- load=tma: thread 0's copies of stage ws (K tile k0): the bytes the full
 -- barrier expects, A's tile where A goes by TMA, B's tile (gemm_glu: each
@@ -2849,7 +2922,22 @@ local function tma_issue(P, design)
     "          kg_mb_expect(&gemm_full[ws], (unsigned)((" .. (ta and "BM * BK + " or "") ..
     "BN * BK) * sizeof(*bs_w)));" }
   if ta then t[#t + 1] = "          " .. call("as_w", "kg_tmA", operand(P, "A", design).mp, "m0") end
-  if P.glu then
+  if design.load == "mcast" then
+    -- this block's half of B, into both blocks: gemm_glu's value rows
+    -- (rank 0) or gate rows (rank 1) of each group, else rows GEMM_MCR of 2
+    local function mcall(dst, row, half)
+      return call(dst, "kg_tmB", P.B.mp, row, half):gsub("^kg_tma(%d)", "kg_tma%1m")
+        :gsub("%);$", ", (unsigned short)3);")
+    end
+    if P.glu then
+      t[#t + 1] = "          #pragma unroll"
+      t[#t + 1] = "          for (int g = 0; g < BN / GEMM_GLU_G; g++)"
+      t[#t + 1] = "            " .. mcall("bs_w + (g * GEMM_GLU_G + GEMM_MCR * (GEMM_GLU_G / 2)) * BK",
+        "n0 + g * (GEMM_GLU_G / 2)", "GEMM_MCR")
+    else
+      t[#t + 1] = "          " .. mcall("bs_w + GEMM_MCR * (BN / 2) * BK", "n0 + GEMM_MCR * (BN / 2)")
+    end
+  elseif P.glu then
     t[#t + 1] = "          #pragma unroll"
     t[#t + 1] = "          for (int g = 0; g < BN / GEMM_GLU_G; g++) {"
     t[#t + 1] = "            " .. call("bs_w + g * GEMM_GLU_G * BK", "kg_tmB", P.B.mp,
@@ -2975,7 +3063,8 @@ local function emit_wgmma(spec, P, design)
   else
     early, late = "", loader(spec, P, "A", design, sta, "as_w")
   end
-  local tma = design.load == "tma"
+  local tma = design.load ~= "cp"
+  local mc = design.load == "mcast"
   local loadb = tma and tma_issue(P, design) or loader_swz(spec, P, design, "B")
   -- ln=fold: the pass over the landed stage (row sums of A, B scaled by
   -- gamma in place, column sums), through the swizzle; B was written by
@@ -3069,6 +3158,15 @@ local function emit_wgmma(spec, P, design)
   local params = kg.params(spec) ..
     (ta and ",\n    const __grid_constant__ kg_tmap kg_tmA" or "") ..
     (tma and ",\n    const __grid_constant__ kg_tmap kg_tmB" or "")
+  -- mcast: the pair's cluster, and its barrier before either block exits
+  -- (the other may still copy into it or release its stages)
+  local mccl = mc and " GEMM_MCCL" or ""
+  local clend = mc and "  kg_cl_sync();\n" or ""
+  -- (mcast: a stage is free once both blocks' consumers release it)
+  local wgmma_ws_producer = mc and
+    wgmma_ws_producer:gsub("kg_mb_wait%(&gemm_empty", "kg_mb_wait_cl(&gemm_empty") or wgmma_ws_producer
+  local wgmma_ws_consumer = mc and
+    wgmma_ws_consumer:gsub("kg_mb_arrive%(&gemm_empty", "kg_mb_arrive2(&gemm_empty") or wgmma_ws_consumer
   local function kernel_ws()
     local body
     local two = a_two(P, design)
@@ -3109,12 +3207,15 @@ local function emit_wgmma(spec, P, design)
     -- setmaxnreg's hand-over from the producer to two or more consumers
     local function mb_init(turns)
       return "  if (threadIdx.x == 0) {\n    for (int s = 0; s < STAGES; s++) {\n" ..
-        "      kg_mb_init(&gemm_full[s], " .. nfull .. ");\n      kg_mb_init(&gemm_empty[s], GEMM_NT);\n    }\n" ..
+        "      kg_mb_init(&gemm_full[s], " .. nfull .. ");\n      kg_mb_init(&gemm_empty[s], " ..
+        (mc and "2 * (GEMM_NT / 32)" or "GEMM_NT") .. ");\n    }\n" ..
         (turns and "    kg_mb_init(&gemm_turn[0], GEMM_NT);\n    kg_mb_init(&gemm_turn[1], GEMM_NT);\n" or "") ..
         -- (TMA copies complete on the barriers: their initialisation is
         -- made visible to the async proxy)
         (tma and "    asm volatile(\"fence.mbarrier_init.release.cluster;\\n\" ::: \"memory\");\n" or "") ..
-        "  }\n  __syncthreads();\n"
+        -- (mcast: the pair's barriers are set up before either block's
+        -- copies or releases reach the other)
+        "  }\n" .. (mc and "  kg_cl_sync();\n" or "  __syncthreads();\n")
     end
     local function maxnreg(op, n)
       return "#if GEMM_NC > 1\n    asm volatile(\"setmaxnreg." .. op .. ".sync.aligned.u32 %0;\\n\" :: \"n\"(" ..
@@ -3123,8 +3224,12 @@ local function emit_wgmma(spec, P, design)
     if pp then
       local ptile = "      const long z = t / (GEMM_TILES_M * GEMM_TILES_N);\n" ..
         tile_code:gsub("KG_BID%(0%)", "(t %% (GEMM_TILES_M * GEMM_TILES_N))")
+      if mc then
+        ptile = "      const long z = t / (GEMM_TILES_MP * GEMM_TILES_N);\n" ..
+          fill(tile_mc, { pt = "t % (GEMM_TILES_MP * GEMM_TILES_N)" })
+      end
       return kg.line() .. "\n" .. fill([[
-KG_KERNEL void __launch_bounds__(2 * GEMM_NT + 128, 1) $name(
+KG_KERNEL void __launch_bounds__(2 * GEMM_NT + 128, 1)$mccl $name(
     $params)
 {
 $smem$fsdecl  float *const gemm_ep = (float *)(gemm_as + STAGES * ($ast + GEMM_FST));
@@ -3132,7 +3237,7 @@ $smem$fsdecl  float *const gemm_ep = (float *)(gemm_as + STAGES * ($ast + GEMM_F
 $mbinit  if ((int)threadIdx.x >= 2 * GEMM_NT) {
 $dec    const int tid = (int)threadIdx.x - 2 * GEMM_NT;
     unsigned it = 0;   /* K tiles through the ring so far */
-    for (long t = KG_BID(0); t < GEMM_TILES; t += KG_GDIM(0)) {
+    for (long t = GEMM_PB; t < GEMM_TILES; t += GEMM_PG) {
 $ptile$producer
       it += (unsigned)GEMM_KT;
     }
@@ -3144,14 +3249,14 @@ $inc    const int cw = (int)threadIdx.x / GEMM_NT;   /* this warpgroup's turn: t
     const int wm = 0, wn = 0;
     float *const gemm_ct = gemm_ep + cw * GEMM_EST;
     unsigned it = (unsigned)cw * (unsigned)GEMM_KT, turn = 0;
-    for (long t = KG_BID(0) + cw * KG_GDIM(0); t < GEMM_TILES; t += 2 * KG_GDIM(0)) {
+    for (long t = GEMM_PB + cw * GEMM_PG; t < GEMM_TILES; t += 2 * GEMM_PG) {
 $ptile$acczero
 $consumer$pins$epi
       it += 2u * (unsigned)GEMM_KT;
     }
   }
-}
-]], { name = spec.kernel, params = params, ct = ct, ast = ast, ptile = ptile,
+$clend}
+]], { name = spec.kernel, params = params, ct = ct, ast = ast, ptile = ptile, mccl = mccl, clend = clend,
         dec = maxnreg("dec", "GEMM_PREG"), inc = maxnreg("inc", "GEMM_CREG"), mbinit = mb_init(true),
         producer = body, acczero = acc_zero, pins = pins, epi = epi, smem = smem_head,
         fsdecl = "  " .. ct .. " *gemm_fs = gemm_as + STAGES * " .. ast .. ";\n  (void)gemm_fs;\n",
@@ -3160,7 +3265,7 @@ $consumer$pins$epi
             turn = "    kg_mb_arrive(&gemm_turn[cw ^ 1]);\n    turn++;\n" }) })
     end
     return kg.line() .. "\n" .. fill([[
-KG_KERNEL void __launch_bounds__(GEMM_NT + 128, MINB) GEMM_LNCL $name(
+KG_KERNEL void __launch_bounds__(GEMM_NT + 128, MINB) GEMM_LNCL$mccl $name(
     $params)
 {
 $smem$fsdecl  float *gemm_ct = (float *)gemm_bs;
@@ -3183,9 +3288,9 @@ $lnstats$consumer$pins$epi
 $tmafence      kg_bar_sync(2, GEMM_NT + 128);
     }
   }
-}
-]], { name = spec.kernel, params = params, ct = ct, ast = ast,
-      tile = design.ln == "prepass" and tile_lnc or tile_code,
+$clend}
+]], { name = spec.kernel, params = params, ct = ct, ast = ast, mccl = mccl, clend = clend,
+      tile = design.ln == "prepass" and tile_lnc or mc and fill(tile_mc, { pt = "KG_BID(0) >> 1" }) or tile_code,
       dec = maxnreg("dec", "GEMM_PREG"), inc = maxnreg("inc", "GEMM_CREG"), mbinit = mb_init(false),
       producer = body, acczero = acc_zero, pins = pins, epi = epi, smem = smem_head,
       lnstats = lnstats,
@@ -3239,6 +3344,8 @@ $tmafence      kg_bar_sync(2, GEMM_NT + 128);
    block, each staging its epilogue in passes of 64 rows through its own
    f32 tile (barriers 5 and 6) */
 #define GEMM_TILES (GEMM_TILES_M * GEMM_TILES_N * GEMM_Z)
+#define GEMM_PB KG_BID(0)
+#define GEMM_PG KG_GDIM(0)
 #define GEMM_EM 64
 #define GEMM_CSYNC() kg_bar_sync(5 + cw, GEMM_NT)
 #define GEMM_NC 2
@@ -3272,10 +3379,22 @@ $tmafence      kg_bar_sync(2, GEMM_NT + 128);
 #define GEMM_LT GEMM_NT
 #define GEMM_EM BM
 #define GEMM_CSYNC() __syncthreads()
-]]) .. conv_defs(P, design) .. ctdef .. "\n",
+]]) .. (mc and [[
+/* load=mcast: blocks in pairs (a cluster) over pairs of row tiles; this
+   block is rank GEMM_MCR; sched=pp walks pair tiles */
+#define GEMM_MCR ((int)(KG_BID(0) & 1))
+#define GEMM_TILES_MP GEMM_CDIV(GEMM_TILES_M, 2L)
+#define GEMM_MCCL __cluster_dims__(2, 1, 1)
+#undef GEMM_TILES
+#undef GEMM_PB
+#undef GEMM_PG
+#define GEMM_TILES (GEMM_TILES_MP * GEMM_TILES_N * GEMM_Z)
+#define GEMM_PB (KG_BID(0) >> 1)
+#define GEMM_PG (KG_GDIM(0) >> 1)
+]] or "") .. conv_defs(P, design) .. ctdef .. "\n",
     mma_helpers(spec, P, design),
     wgmma_helpers(spec, P, ss or mode ~= nil, mode == "m") .. (ws and ws_helpers or "") ..
-      (tma and tma_helpers or ""),
+      (tma and tma_helpers(mc) or ""),
     ws and kernel_ws() or kg.line() .. "\n" .. fill([[
 KG_KERNEL void __launch_bounds__(GEMM_NT, MINB) $name(
     $params)

@@ -342,6 +342,18 @@ if [ "$mode" = sm_90 ]; then
     for w in "sched=sync" "path=mma"; do
         refused gemm "$ln" --arch sm_90 --where load=tma --where $w || bad="$bad refused:$w"
     done
+    # load=mcast: pairs of blocks (a cluster) over row tiles 2i, 2i + 1,
+    # each copying its half of the B tile into both; a stage is released on
+    # both blocks' barriers, a warp at a time; refused where A has a prologue
+    "$kgen" gen "$ln" --dim M=300 --dim K=128 --dim N=328 --unfuse all --kernel k1_gemm_gelu \
+        --backend cuda --arch sm_90 -o "$wd/mc" --where sched=pp --where load=mcast >/dev/null 2>&1 ||
+        bad="$bad gen-mcast"
+    has_all mcast "$(ls "$wd"/mc/*.mcast.wgmma.regs.pp.cu 2>/dev/null)" '#define GEMM_MCCL __cluster_dims__(2, 1, 1)' \
+        'kg_tma2m(bs_w + GEMM_MCR * (BN / 2) * BK, &kg_tmB, (int)k0, (int)(n0 + GEMM_MCR * (BN / 2)), &gemm_full[ws], (unsigned short)3);' \
+        'kg_mb_init(&gemm_empty[s], 2 * (GEMM_NT / 32));' 'kg_mb_arrive2(&gemm_empty[' \
+        'kg_mb_wait_cl(&gemm_empty[ws]' 'const long m0 = ((first + tile % (8L * GEMM_TILES_N) % gs) * 2 + GEMM_MCR) * BM;' \
+        'for (long t = GEMM_PB; t < GEMM_TILES; t += GEMM_PG) {' '  kg_cl_sync();'
+    refused gemm "$ln" --arch sm_90 --where load=mcast || bad="$bad refused:mcast-ln"
     for a in "$ln --dim M=300 --dim K=136 --dim N=328 --unfuse all --kernel k1_gemm_gelu" \
              "$src/examples/lynxnet2_block.pat --dim B=2 --dim T=96 --dim C=72 --kernel k4_gemm_glu" \
              "$mm --kernel k4_matmul" "$ln --dim M=300 --dim K=256 --dim N=328"; do
@@ -349,8 +361,14 @@ if [ "$mode" = sm_90 ]; then
         out=$("$kgen" check $a $args --configs 2 --where load=tma 2>&1)
         [ "$(echo "$out" | grep -c 'ok .*load=tma')" -ge 2 ] || { bad="$bad check"; echo "$out"; }
     done
+    for a in "$ln --dim M=300 --dim K=136 --dim N=328 --unfuse all --kernel k1_gemm_gelu" \
+             "$src/tests/kernels/gemm_glu_f16.pat --kernel k0_gemm_glu" "$mm --kernel k4_matmul"; do
+        # shellcheck disable=SC2086
+        out=$("$kgen" check $a $args --configs 1 --where load=mcast 2>&1)
+        [ "$(echo "$out" | grep -c 'ok .*load=mcast')" -ge 1 ] || { bad="$bad check-mcast"; echo "$out"; }
+    done
     rm -rf "$wd"
-    verdict "wgmma load=tma" "tensor maps, one thread's copies, bytes on the full barrier"
+    verdict "wgmma load=tma/mcast" "tensor maps, one thread's copies, bytes on the full barrier, pairs sharing B"
 fi
 # kg.fastmath: CUDA kernels that store only f16/bf16 take GELU, sigmoid and
 # tanh from ex2.approx and rcp.approx (kg_gelu_f, ...); f32 results, and
