@@ -280,7 +280,7 @@ if [ "$mode" = sm_90 ]; then
     cu=$(ls "$wd"/l/*.pp.cu 2>/dev/null)
     has_all linear "$cu" 'kg_mb_wait(&gemm_turn[cw], (turn & 1u) ^ (cw == 0 ? 1u : 0u));' \
         'kg_mb_arrive(&gemm_turn[cw ^ 1]);' '#define GEMM_CSYNC() kg_bar_sync(5 + cw, GEMM_NT)' \
-        'for (long t = KG_BID(0) + cw * KG_GDIM(0); t < GEMM_TILES; t += 2 * KG_GDIM(0)) {' \
+        'for (long t = GEMM_PB + cw * GEMM_PG; t < GEMM_TILES; t += 2 * GEMM_PG) {' '#define GEMM_PB KG_BID(0)' \
         'float *const gemm_ct = gemm_ep + cw * GEMM_EST;' 'setmaxnreg.inc'
     # gemm_glu's paired B rows by the producer: one address per thread
     "$kgen" gen "$src/examples/lynxnet2_block.pat" --dim B=2 --dim T=96 --dim C=72 --kernel k4_gemm_glu \
