@@ -669,7 +669,8 @@ end
 -- blocks along M and N: gemm_glu's tile of BN columns covers BN / 2 outputs
 local function tiles_mn(P, cfg)
   local bnl = P.glu and cfg.BN // 2 or cfg.BN
-  return kg.cdiv(P.M, cfg.BM) * kg.cdiv(P.N, bnl)
+  local tm, tn = kg.cdiv(P.M, cfg.BM), kg.cdiv(P.N, bnl)
+  return tm * tn, tm, tn
 end
 
 -- shared memory of the simt path: the A and B tiles as float, padded
@@ -1044,7 +1045,7 @@ end
 
 function T.launch(spec, cfg)
   local P = analyze(spec)
-  local tiles = tiles_mn(P, cfg)
+  local tiles, tm_, tn_ = tiles_mn(P, cfg)
   local smem = 0
   if cfg.path == "mma" then
     smem = mma_launch_smem(P, cfg)
@@ -1063,7 +1064,7 @@ function T.launch(spec, cfg)
     tm[#tm + 1] = tmap_of(spec, P, P.B.mp,
       P.glu and cfg.BN // cfg.WN // 2 or mc and cfg.BN // 2 or cfg.BN, P.glu)
   end
-  if mc then tiles = 2 * kg.cdiv(kg.cdiv(P.M, cfg.BM), 2) * (tiles // kg.cdiv(P.M, cfg.BM)) end
+  if mc then tiles = 2 * kg.cdiv(tm_, 2) * tn_ end
   if cfg.path == "wgmma" and cfg.sched == "pp" then
     -- persistent: a block an SM (or fewer where the tiles are fewer)
     local units = spec.limits.units or 80
@@ -2833,7 +2834,8 @@ static __device__ __forceinline__ void kg_bar_sync(int id, int n)
 -- load=tma: the tensor maps (kernel parameters after the tensors, by value
 -- in the constant bank), the full barrier's expected bytes, and a copy of a
 -- box at coordinates (innermost first) completing on an mbarrier: kg_tma2
--- to kg_tma4, and kg_tma2m, kg_tma3m (mcast) multicast to the blocks of
+-- and kg_tma3 (K, rows, then a half or a batch entry), and kg_tma2m,
+-- kg_tma3m (mcast) multicast to the blocks of
 -- mask with the barrier at the same offset in each; with mcast, a
 -- release on both blocks' barriers, an acquire of the peer's releases and
 -- the pair's barrier
@@ -2867,7 +2869,7 @@ static __device__ __forceinline__ void kg_tma$n$m(void *dst, const kg_tmap *m, $
       mc = m and ".multicast::cluster" or "", mreg = m and ", %" .. (n + 3) or "",
       mop = m and ', "h"(mask)' or "" })
   end
-  for n = 2, 4 do t[#t + 1] = copy(n, false) end
+  for n = 2, 3 do t[#t + 1] = copy(n, false) end
   if mcast then
     t[#t + 1] = copy(2, true)
     t[#t + 1] = copy(3, true)
@@ -2910,13 +2912,14 @@ end
 -- load=tma: thread 0's copies of stage ws (K tile k0): the bytes the full
 -- barrier expects, A's tile where A goes by TMA, B's tile (gemm_glu: each
 -- group of GEMM_GLU_G rows from both halves of the weight)
-local function tma_issue(P, design)
-  local ta = tma_a(P, design)
-  local function call(dst, map, mp, row, half)
+local function tma_issue(P, design, ta)
+  -- (mc: multicast to both blocks of the pair)
+  local function call(dst, map, mp, row, half, mc)
     local c = { "(int)k0", "(int)(" .. row .. ")" }
     if half then c[#c + 1] = half end
     if #mp.zd == 1 and mp.zd[1][2] ~= 0 then c[#c + 1] = "(int)z" end
-    return string.format("kg_tma%d(%s, &%s, %s, &gemm_full[ws]);", #c, dst, map, table.concat(c, ", "))
+    return string.format("kg_tma%d%s(%s, &%s, %s, &gemm_full[ws]%s);", #c, mc and "m" or "", dst,
+      map, table.concat(c, ", "), mc and ", (unsigned short)3" or "")
   end
   -- (where every copy is a TMA copy thread 0 alone runs the loop)
   local t = { ta and "        {" or "        if (tid == 0) {",
@@ -2926,10 +2929,7 @@ local function tma_issue(P, design)
   if design.load == "mcast" then
     -- this block's half of B, into both blocks: gemm_glu's value rows
     -- (rank 0) or gate rows (rank 1) of each group, else rows GEMM_MCR of 2
-    local function mcall(dst, row, half)
-      return call(dst, "kg_tmB", P.B.mp, row, half):gsub("^kg_tma(%d)", "kg_tma%1m")
-        :gsub("%);$", ", (unsigned short)3);")
-    end
+    local function mcall(dst, row, half) return call(dst, "kg_tmB", P.B.mp, row, half, true) end
     if P.glu then
       t[#t + 1] = "          #pragma unroll"
       t[#t + 1] = "          for (int g = 0; g < BN / GEMM_GLU_G; g++)"
@@ -3066,7 +3066,7 @@ local function emit_wgmma(spec, P, design)
   end
   local tma = design.load ~= "cp"
   local mc = design.load == "mcast"
-  local loadb = tma and tma_issue(P, design) or loader_swz(spec, P, design, "B")
+  local loadb = tma and tma_issue(P, design, ta) or loader_swz(spec, P, design, "B")
   -- ln=fold: the pass over the landed stage (row sums of A, B scaled by
   -- gamma in place, column sums), through the swizzle; B was written by
   -- generic stores, so the async proxy is fenced again
@@ -3223,11 +3223,13 @@ local function emit_wgmma(spec, P, design)
         n .. "));\n#endif\n"
     end
     if pp then
-      local ptile = "      const long z = t / (GEMM_TILES_M * GEMM_TILES_N);\n" ..
-        tile_code:gsub("KG_BID%(0%)", "(t %% (GEMM_TILES_M * GEMM_TILES_N))")
+      local ptile
       if mc then
         ptile = "      const long z = t / (GEMM_TILES_MP * GEMM_TILES_N);\n" ..
           fill(tile_mc, { pt = "t % (GEMM_TILES_MP * GEMM_TILES_N)" })
+      else
+        ptile = "      const long z = t / (GEMM_TILES_M * GEMM_TILES_N);\n" ..
+          tile_code:gsub("KG_BID%(0%)", "(t %% (GEMM_TILES_M * GEMM_TILES_N))")
       end
       return kg.line() .. "\n" .. fill([[
 KG_KERNEL void __launch_bounds__(2 * GEMM_NT + 128, 1)$mccl $name(
