@@ -67,11 +67,14 @@
 --         wgmma reads through a shared-memory descriptor (BK = 64: one
 --         128-byte row per B row).  The MMAs of one stage run while the
 --         next stage's loads are issued; stage s is refilled only once
---         every warpgroup has retired its MMAs on it.  The accumulators
---         leave through an f32 tile in shared memory, in runs of 8 along
---         the output's contiguous axis (16-byte stores) where every output
---         and the residual allow it.  MINB caps the registers so that 1 or
---         2 blocks share an SM.
+--         every warpgroup has retired its MMAs on it.  Bias and GELU or
+--         GLU (no residual, a result stored along its rows) run on the
+--         accumulators in registers, and the results leave through a
+--         16-bit tile in shared memory (reg_epilogue); every other
+--         epilogue takes the accumulators through an f32 tile, in runs of
+--         8 along the output's contiguous axis (16-byte stores) where
+--         every output and the residual allow it (staged_epilogue).  MINB
+--         caps the registers so that 1 or 2 blocks share an SM.
 -- Design knob `prologue`: "regs" everywhere but wgmma, which may take
 -- "smem" for gated_tanh_residual and ln=prepass (above).
 -- Design knob `sched`: "sync" everywhere but wgmma, which may take "ws"
@@ -94,7 +97,8 @@
 -- across tiles; a turn mbarrier hands the K loop from one consumer to the
 -- other (a consumer may wait on a stage's full barrier only while it is at
 -- most one phase behind, which its predecessor's K loop guarantees); each
--- consumer stages its epilogue through its own f32 tile, 64 rows a pass.
+-- consumer stages its epilogue through its own tile (the staged one's f32
+-- tile takes 64 rows a pass).
 -- Design knob `load`: "cp" everywhere, and "tma" for the ws and pp
 -- producers: thread 0 of the producer copies B's tile (and A's, where A
 -- goes straight to its swizzled tile) with one TMA copy each
@@ -666,6 +670,28 @@ local function out_mfast(P)
   return nr > 0 and mp.rd[nr][2] == 1
 end
 
+-- can the staged epilogue move 8 outputs (16 bytes) at a time along the
+-- output's contiguous axis?  Every map it touches (outputs, residual) must
+-- be 16-byte aligned at each group of 8, and no group may straddle the end
+-- of that axis, N, or gated's split at C.
+local function vec_epi(P, mf)
+  if P.dt ~= "f16" and P.dt ~= "bf16" then return false end
+  for _, mp in ipairs({ P.out, P.skip or false, P.res or false }) do
+    if mp and not (mf and mvec(mp) or not mf and aligned(mp, 8)) then return false end
+  end
+  if not mf and P.N % 8 ~= 0 then return false end
+  return P.epi ~= "gated" or P.C % 8 == 0
+end
+
+-- does the epilogue run on the accumulators in registers (reg_epilogue)?
+-- Where the result depends on the accumulator and column vectors alone
+-- (bias, GELU, GLU) and is stored along its rows in runs of 8
+local function reg_epi(P, design)
+  return design.path == "wgmma" and design.ln ~= "fold" and not P.res and
+    (P.epi == "plain" or P.epi == "gelu" or P.epi == "glu") and
+    not out_mfast(P) and vec_epi(P, false)
+end
+
 -- blocks along M and N: gemm_glu's tile of BN columns covers BN / 2 outputs
 local function tiles_mn(P, cfg)
   local bnl = P.glu and cfg.BN // 2 or cfg.BN
@@ -694,12 +720,15 @@ local function wgmma_smem(P, cfg)
   -- gated's filter half lands beside the gate half, the conv's raw rows
   asz = asz + a_fst(P, cfg)
   local stages = cfg.STAGES * (asz + cfg.BN * cfg.BK) * 2
+  -- (the register epilogue's 16-bit tile of BM x (BN + 8), gemm_glu's of
+  -- BN / 2 + 8 columns)
+  local rt = reg_epi(P, cfg) and 2 * cfg.BM * ((P.glu and cfg.BN // 2 or cfg.BN) + 8)
   if cfg.sched == "pp" then
-    -- each consumer's own f32 tile of 64 rows beside the stages
-    return stages + 2 * 4 * (out_mfast(P) and cfg.BN * 68 or 64 * (cfg.BN + 4)) + 1024
+    -- each consumer's own tile beside the stages (staged: f32, 64 rows)
+    return stages + 2 * (rt or 4 * (out_mfast(P) and cfg.BN * 68 or 64 * (cfg.BN + 4))) + 1024
   end
-  local ct = out_mfast(P) and cfg.BN * (cfg.BM + 4) or cfg.BM * (cfg.BN + 4)
-  return math.max(stages, 4 * ct) + 1024
+  local ct = rt or 4 * (out_mfast(P) and cfg.BN * (cfg.BM + 4) or cfg.BM * (cfg.BN + 4))
+  return math.max(stages, ct) + 1024
 end
 
 -- shared memory of the mma path as launched: the stages, or under split-K
@@ -1007,7 +1036,10 @@ function T.rank(spec, cfg)
   local i = tm * tn / (tm + tn)
   local et = i / (i + (cfg.path == "wgmma" and 32 or reuse))
   local ek = cfg.BK / (cfg.BK + 8)
-  local es = ws and 1 or 1 - 0.5 / cfg.STAGES   -- loads in flight behind the MMAs
+  -- loads in flight behind the MMAs (sched=ws/pp: a fourth stage was 5 to
+  -- 10% faster than a third on the GELU GEMMs and the plain linear of
+  -- docs/performance.md attempt 15, H200)
+  local es = ws and 1 - 0.75 / (cfg.STAGES * cfg.STAGES) or 1 - 0.5 / cfg.STAGES
   -- an A staged through registers (a prologue, a transposed or strided
   -- read) costs each thread BM * BK / threads loads per K step
   local ea = 1
@@ -1526,17 +1558,20 @@ end
 -- io, when given, replaces the global accesses: io.st(mp, x) stores x for
 -- output map mp, io.ld(mp) loads the residual (the vectorised epilogue
 -- gathers them in registers)
+-- the bias term of output column n (w: which of the staged epilogue's
+-- per-thread copies, io.col, holds it)
+local function epi_bias(spec, P, io, n, w)
+  if not P.bias then return "" end
+  if io and io.col then return " + " .. io.col(w or "b") end
+  return " + " .. kg.load(spec, P.bias.arg.dtype, P.bias.arg.cname, addr(P.bias, "z", "0", n))
+end
+
 local function epilogue(spec, P, io)
   local function st(mp, m, n, x)
     if io then return io.st(mp, x) end
     return kg.store(spec, mp.arg.dtype, mp.arg.cname, addr(mp, "z", m, n), x)
   end
-  -- (io.col: the staged epilogue's per-thread copy of a column vector)
-  local function bias(n, w)
-    if not P.bias then return "" end
-    if io and io.col then return " + " .. io.col(w or "b") end
-    return " + " .. kg.load(spec, P.bias.arg.dtype, P.bias.arg.cname, addr(P.bias, "z", "0", n))
-  end
+  local function bias(n, w) return epi_bias(spec, P, io, n, w) end
   if P.epi == "plain" then
     return "const float o = v" .. bias("n") .. ";\n            " .. st(P.out, "m", "n", "o")
   elseif P.epi == "gelu" then
@@ -1563,6 +1598,28 @@ local function epilogue(spec, P, io)
       "\n            else " .. st(P.skip, "m", "(n - " .. C .. ")", "o")
   end
   kg.fail("epilogue %s", tostring(P.epi))
+end
+
+-- the staged epilogue's 8 values of a run with their activation a step of
+-- all 8 at a time (kg.unary_n): the loop before it (per j, after v is set)
+-- fills the arrays, the loop after it stores; nil where the epilogue has no
+-- activation or it has no such form
+local function epilogue_n(spec, P, io)
+  local function bias(n, w) return epi_bias(spec, P, io, n, w) end
+  local function st(x) return io.st(P.out, x) end
+  if P.epi == "gelu" then
+    local act = kg.unary_n(spec, "gelu", "hv", 8, { approximate = P.approximate })
+    if not act then return nil end
+    return { decl = "float hv[8];", pre = "hv[j] = v" .. bias("n") .. ";", act = act,
+             post = st("hv[j]") }
+  elseif P.epi == "glu" then
+    local act = kg.unary_n(spec, P.act, "hg", 8, {})
+    if not act then return nil end
+    return { decl = "float hv[8], hg[8];",
+             pre = "hv[j] = v" .. bias("n") .. "; hg[j] = g" .. bias("(n + " .. lit(P.N) .. ")", "g") .. ";",
+             act = act, post = st("hv[j] * hg[j]") }
+  end
+  return nil
 end
 
 -- the fold correction of accumulator v: rq, cw, cb are C expressions of
@@ -2494,19 +2551,6 @@ $gb
       st = kg.store(spec, P.dt, "h", "u", "fmaf(fmaf(xv, a, c), gv[u], bv[u])") })
 end
 
--- can the staged epilogue move 8 outputs (16 bytes) at a time along the
--- output's contiguous axis?  Every map it touches (outputs, residual) must
--- be 16-byte aligned at each group of 8, and no group may straddle the end
--- of that axis, N, or gated's split at C.
-local function vec_epi(P, mf)
-  if P.dt ~= "f16" and P.dt ~= "bf16" then return false end
-  for _, mp in ipairs({ P.out, P.skip or false, P.res or false }) do
-    if mp and not (mf and mvec(mp) or not mf and aligned(mp, 8)) then return false end
-  end
-  if not mf and P.N % 8 ~= 0 then return false end
-  return P.epi ~= "gated" or P.C % 8 == 0
-end
-
 -- the staged epilogue's passes of GEMM_EM rows (one unless sched=pp)
 local function epi_passes(body)
   return "    #pragma unroll\n    for (int ec = 0; ec < BM / GEMM_EM; ec++) {\n" ..
@@ -2520,29 +2564,34 @@ end
 local function staged_epilogue(spec, P, design)
   local mf = out_mfast(P)
   local put = mf and [[
-            GEMM_CT(ri, cj) = acc[mi][ni][h * 2];
-            GEMM_CT(ri, cj + 1) = acc[mi][ni][h * 2 + 1];]] or [[
-            *(float2 *)&GEMM_CT(ri, cj) = make_float2(acc[mi][ni][h * 2], acc[mi][ni][h * 2 + 1]);]]
+            ctp[GEMM_CTO(dr, ni * 8)] = acc[mi][ni][h * 2];
+            ctp[GEMM_CTO(dr, ni * 8 + 1)] = acc[mi][ni][h * 2 + 1];]] or [[
+            *(float2 *)&ctp[GEMM_CTO(dr, ni * 8)] = make_float2(acc[mi][ni][h * 2], acc[mi][ni][h * 2 + 1]);]]
   -- (sched=pp: each consumer warpgroup stages its tile in passes of
   -- GEMM_EM = 64 rows through its own f32 tile; else one pass of BM rows
   -- through a tile over the stages)
-  local ctdef = (mf and "#define GEMM_CT(r, c) gemm_ct[(c) * (GEMM_EM + 4) + (r)]\n" ..
+  local ctdef = (mf and "#define GEMM_CTO(r, c) ((c) * (GEMM_EM + 4) + (r))\n" ..
     "#define GEMM_EST (BN * (GEMM_EM + 4))" or
-    "#define GEMM_CT(r, c) gemm_ct[(r) * (BN + 4) + (c)]\n#define GEMM_EST (GEMM_EM * (BN + 4))")
+    "#define GEMM_CTO(r, c) ((r) * (BN + 4) + (c))\n#define GEMM_EST (GEMM_EM * (BN + 4))") ..
+    "\n#define GEMM_CT(r, c) gemm_ct[GEMM_CTO(r, c)]"
   local head = kg.line() .. "\n" .. fill([[
     GEMM_CSYNC();
+    {
+    /* one address a thread, every store at a constant offset from it (an
+       address a store held 32 registers through the epilogue) */
+    float *const ctp = &GEMM_CT(GEMM_ROW(0) + (lane >> 2), wn * GEMM_WTN + (lane & 3) * 2);
     #pragma unroll
     for (int mi = 0; mi < GEMM_MI; mi++)
       #pragma unroll
       for (int h = 0; h < 2; h++) {
         if (GEMM_EM < BM && mi != ec) continue;
-        const int ri = GEMM_ROW(mi) - ec * GEMM_EM + (lane >> 2) + h * 8;
+        const int dr = mi * 64 - ec * GEMM_EM + h * 8;
         #pragma unroll
         for (int ni = 0; ni < GEMM_NI; ni++) {
-          const int cj = wn * GEMM_WTN + ni * 8 + (lane & 3) * 2;
 $put
         }
       }
+    }
     GEMM_CSYNC();
 ]], { put = put })
   -- the column of the tile that holds output column nl (gemm_glu keeps a
@@ -2587,7 +2636,8 @@ $val
   }
   -- along a row (not mf) a thread's runs keep one column group, nl0 =
   -- tid % (GEMM_BNL / 8) * 8 (GEMM_NT is a multiple of 128): its 8 columns'
-  -- bias, gate bias and scale are loaded once a pass (cc_b, cc_g, cc_s)
+  -- bias, gate bias and scale are loaded once a tile (cc_b, cc_g, cc_s),
+  -- by the caller before the K loop (colpre), so that they land under it
   local colpre = ""
   if not mf then
     local vecs = { { "b", P.bias, "n" }, { "g", P.glu and P.bias, "(n + " .. lit(P.N) .. ")" },
@@ -2616,17 +2666,32 @@ $val
       "        *(float4 *)&$d[4] = *(const float4 *)&GEMM_CT($r, $c2);\n",
       { d = dst, c = c, r = step[1], c2 = step[2] .. (c ~= col("nl0") and " + GEMM_WTN / 2" or "") })
   end
-  local loads = "        float cv[8];\n        " .. two("cv", col("nl0"))
-  if P.glu then loads = loads .. "        float gv[8];\n        " .. two("gv", col("nl0") .. " + GEMM_WTN / 2") end
+  -- the values of all GEMM_EU runs are read from the tile before any is
+  -- used, so that their shared-memory latencies overlap
+  local walk = mf and "const int ri0 = e % (GEMM_EM / 8) * 8, nl0 = e / (GEMM_EM / 8);" or
+    "const int ri0 = e / (GEMM_BNL / 8), nl0 = e % (GEMM_BNL / 8) * 8;"
+  local ctpre = fill([[
+      float cva[GEMM_EU][8];$gdecl
+      #pragma unroll
+      for (int u = 0; u < GEMM_EU; u++) {
+        const int e = e0 + u * GEMM_NT;
+        $walk
+        if (e < GEMM_EM * GEMM_BNL / 8) {
+          $cv$gv
+        }
+      }
+]], { gdecl = P.glu and "\n      float gva[GEMM_EU][8];" or "", walk = walk,
+      cv = two("cva[u]", col("nl0")):gsub("\n        %*", "\n          *"):gsub("\n$", ""),
+      gv = P.glu and "\n          " ..
+        two("gva[u]", col("nl0") .. " + GEMM_WTN / 2"):gsub("\n        %*", "\n          *"):gsub("\n$", "") or "" })
+  local loads = "        const float *cv = cva[u];\n" .. (P.glu and "        const float *gv = gva[u];\n" or "")
   -- the residual: GEMM_EU runs' 16-byte loads issued before any of them is
   -- used (one at a time left each thread waiting a full memory latency per
   -- run)
-  local walk = mf and "const int ri0 = e % (GEMM_EM / 8) * 8, nl0 = e / (GEMM_EM / 8);" or
-    "const int ri0 = e / (GEMM_BNL / 8), nl0 = e % (GEMM_BNL / 8) * 8;"
-  local prefetch = ""
+  local prefetch = ctpre
   if P.res then
     local cond = P.epi == "gated" and " && nb < " .. lit(P.C) or ""
-    prefetch = fill([[
+    prefetch = prefetch .. fill([[
       uint4 rxa[GEMM_EU];
       #pragma unroll
       for (int u = 0; u < GEMM_EU; u++) {
@@ -2661,7 +2726,30 @@ $val
       fold_rstd(spec, P, "gemm_rq[ri0]") .. ";\n"
     val = "          float v = rsd * (cv[j] - mu * gemm_cw[nl]) + gemm_cb[nl];"
   end
-  return epi_passes(head .. colpre .. fill([[
+  -- per element, or (epilogue_n) the activation a step of all 8 at a time
+  local jhead = fill([[
+        #pragma unroll
+        for (int j = 0; j < 8; j++) {
+          const int ri = ri0$rj, nl = nl0$nj;
+          const long m = me0 + ri, n = n0 + nl;
+          (void)m;
+$val
+]], { rj = mf and " + j" or "", nj = mf and "" or " + j", val = val })
+  local en = epilogue_n(spec, P, io)
+  local jloop
+  if en then
+    jloop = fill([[
+        $decl
+$jhead          $pre
+        }
+        $act
+        #pragma unroll
+        for (int j = 0; j < 8; j++) $post
+]], { decl = en.decl, jhead = jhead, pre = en.pre, act = en.act, post = en.post })
+  else
+    jloop = jhead .. "          " .. epilogue(spec, P, io) .. "\n        }\n"
+  end
+  return epi_passes(head .. fill([[
     #pragma unroll 1
     for (int e0 = tid; e0 < GEMM_EM * GEMM_BNL / 8; e0 += GEMM_EU * GEMM_NT) {
 $prefetch      #pragma unroll
@@ -2670,21 +2758,119 @@ $prefetch      #pragma unroll
       $walk
       const long mb = me0 + ri0, nb = n0 + nl0;
       if (e < GEMM_EM * GEMM_BNL / 8 && mb < GEMM_M && nb < GEMM_N) {
-$loads$decl        #pragma unroll
-        for (int j = 0; j < 8; j++) {
-          const int ri = ri0$rj, nl = nl0$nj;
-          const long m = me0 + ri, n = n0 + nl;
-          (void)m;
-$val
-          $epi
-        }
+$loads$decl$jloop
 $stores
       }
       }
     }
-]], { prefetch = prefetch, walk = walk,
-      loads = loads, decl = decl, rj = mf and " + j" or "", nj = mf and "" or " + j",
-      val = val, epi = epilogue(spec, P, io), stores = table.concat(stores, "\n") })), ctdef
+]], { prefetch = prefetch, walk = walk, loads = loads, decl = decl, jloop = jloop,
+      stores = table.concat(stores, "\n") })), ctdef, colpre
+end
+
+
+-- the register epilogue: bias and activation on the accumulators where the
+-- MMAs left them, a step of all of a column group's values at a time
+-- (kg.unary_n), the results rounded to the output type into a 16-bit tile
+-- of BM x (GEMM_BNL + 8) in shared memory, then copied out 16 bytes a
+-- thread.  Against the staged epilogue: half the shared-memory traffic,
+-- one pass whatever BM (the staged one's first pass under sched=pp kept
+-- the second pass's accumulators live, and ptxas then ran each value's
+-- GELU chain alone), no f32 tile.  Returns the code after the K loop, the
+-- column vectors' loads before it (colpre) and the tile's macros.
+local function reg_epilogue(spec, P, design)
+  local ct = kg.ctype(spec, P.dt)
+  local h2 = P.dt == "bf16" and "__nv_bfloat162" or "__half2"
+  local pk = P.dt == "bf16" and "__floats2bfloat162_rn" or "__floats2half2_rn"
+  local ctdef = "#define GEMM_WTNL (GEMM_BNL / WN)   /* a warpgroup's output columns */\n" ..
+    "#define GEMM_NIL (GEMM_WTNL / 8)\n" ..
+    "#define GEMM_HS (GEMM_BNL + 8)   /* the 16-bit tile's row stride */\n" ..
+    "#define GEMM_EST (BM * GEMM_HS / 2)   /* its size in floats */"
+  -- the column vectors of this thread's 2 GEMM_NIL columns
+  local vecs = { { "b", P.bias, "n" } }
+  if P.glu and P.bias then vecs[2] = { "g", P.bias, "(n + " .. lit(P.N) .. ")" } end
+  local colpre = ""
+  for _, v in ipairs(vecs) do
+    if v[2] then
+      colpre = colpre .. fill([[
+    float rc_$w[GEMM_NIL][2];
+    #pragma unroll
+    for (int ni = 0; ni < GEMM_NIL; ni++)
+      #pragma unroll
+      for (int q = 0; q < 2; q++) {
+        const long n = n0 + wn * GEMM_WTNL + ni * 8 + (lane & 3) * 2 + q;
+        rc_$w[ni][q] = n < GEMM_N ? $ld : 0.0f;
+      }
+]], { w = v[1], ld = kg.load(spec, v[2].arg.dtype, v[2].arg.cname, addr(v[2], "z", "0", v[3])) })
+    end
+  end
+  local b = P.bias and " + rc_b[ni][q & 1]" or ""
+  local body
+  if P.glu then
+    local act = kg.unary_n(spec, P.act, "g", "GEMM_MI * 4", {})
+    body = fill([[
+        float x[GEMM_MI * 4], g[GEMM_MI * 4];
+        #pragma unroll
+        for (int mi = 0; mi < GEMM_MI; mi++)
+          #pragma unroll
+          for (int q = 0; q < 4; q++) {
+            x[mi * 4 + q] = acc[mi][ni][q]$b;
+            g[mi * 4 + q] = acc[mi][ni + GEMM_NIL][q]$bg;
+          }
+        $act
+        #pragma unroll
+        for (int i = 0; i < GEMM_MI * 4; i++) x[i] *= g[i];
+]], { b = b, bg = P.bias and " + rc_g[ni][q & 1]" or "",
+      act = act or "#pragma unroll\n        for (int i = 0; i < GEMM_MI * 4; i++) g[i] = " ..
+        kg.unary(spec, P.act, "g[i]", {}) .. ";" })
+  else
+    local act = ""
+    if P.epi == "gelu" then
+      act = kg.unary_n(spec, "gelu", "x", "GEMM_MI * 4", { approximate = P.approximate }) or
+        "#pragma unroll\n        for (int i = 0; i < GEMM_MI * 4; i++) x[i] = " ..
+        kg.unary(spec, "gelu", "x[i]", { approximate = P.approximate }) .. ";"
+    end
+    body = fill([[
+        float x[GEMM_MI * 4];
+        #pragma unroll
+        for (int mi = 0; mi < GEMM_MI; mi++)
+          #pragma unroll
+          for (int q = 0; q < 4; q++) x[mi * 4 + q] = acc[mi][ni][q]$b;
+        $act
+]], { b = b, act = act })
+  end
+  local epi = kg.line() .. "\n" .. fill([[
+    GEMM_CSYNC();
+    {
+      $ct *const hp = ($ct *)gemm_ct + (GEMM_ROW(0) + (lane >> 2)) * GEMM_HS + wn * GEMM_WTNL + (lane & 3) * 2;
+      #pragma unroll
+      for (int ni = 0; ni < GEMM_NIL; ni++) {
+$body        #pragma unroll
+        for (int mi = 0; mi < GEMM_MI; mi++)
+          #pragma unroll
+          for (int h = 0; h < 2; h++)
+            *($h2 *)&hp[(mi * 64 + h * 8) * GEMM_HS + ni * 8] = $pk(x[mi * 4 + h * 2], x[mi * 4 + h * 2 + 1]);
+      }
+    }
+    GEMM_CSYNC();
+    #pragma unroll 1
+    for (int e0 = tid; e0 < BM * GEMM_BNL / 8; e0 += 4 * GEMM_NT) {
+      uint4 ov[4];
+      #pragma unroll
+      for (int u = 0; u < 4; u++) {
+        const int e = e0 + u * GEMM_NT;
+        if (e < BM * GEMM_BNL / 8)
+          ov[u] = *(const uint4 *)(($ct *)gemm_ct + e / (GEMM_BNL / 8) * GEMM_HS + e % (GEMM_BNL / 8) * 8);
+      }
+      #pragma unroll
+      for (int u = 0; u < 4; u++) {
+        const int e = e0 + u * GEMM_NT;
+        const long mb = m0 + e / (GEMM_BNL / 8), nb = n0 + e % (GEMM_BNL / 8) * 8;
+        if (e < BM * GEMM_BNL / 8 && mb < GEMM_M && nb < GEMM_N)
+          *(uint4 *)($o + ($a)) = ov[u];
+      }
+    }
+]], { ct = ct, h2 = h2, pk = pk, body = body, o = P.out.arg.cname, a = addr(P.out, "z", "mb", "nb") })
+  return epi, ctdef, colpre
 end
 
 -- the K loop of a_desc with a prologue: the prologue of K tile ct + 1 runs
@@ -3115,7 +3301,13 @@ local function emit_wgmma(spec, P, design)
       }
       kg_wg_commit();]], { afrag = afrag(atr, "af[ks / 16][mi]") })
   end
-  local epi, ctdef = staged_epilogue(spec, P, design)
+  local epi, ctdef, colpre
+  if reg_epi(P, design) then
+    epi, ctdef, colpre = reg_epilogue(spec, P, design)
+  else
+    epi, ctdef, colpre = staged_epilogue(spec, P, design)
+  end
+  colpre = colpre or ""
   local pp = design.sched == "pp"
   local ws = design.sched == "ws" or pp
   local pins = [[
@@ -3254,14 +3446,14 @@ $inc    const int cw = (int)threadIdx.x / GEMM_NT;   /* this warpgroup's turn: t
     unsigned it = (unsigned)cw * (unsigned)GEMM_KT, turn = 0;
     for (long t = GEMM_PB + cw * GEMM_PG; t < GEMM_TILES; t += 2 * GEMM_PG) {
 $ptile$acczero
-$consumer$pins$epi
+$colpre$consumer$pins$epi
       it += 2u * (unsigned)GEMM_KT;
     }
   }
 $clend}
 ]], { name = spec.kernel, params = params, ct = ct, ast = ast, ptile = ptile, mccl = mccl, clend = clend,
         dec = maxnreg("dec", "GEMM_PREG"), inc = maxnreg("inc", "GEMM_CREG"), mbinit = mb_init(true),
-        producer = body, acczero = acc_zero, pins = pins, epi = epi, smem = smem_head,
+        producer = body, acczero = acc_zero, pins = pins, epi = epi, smem = smem_head, colpre = colpre,
         fsdecl = "  " .. ct .. " *gemm_fs = gemm_as + STAGES * " .. ast .. ";\n  (void)gemm_fs;\n",
         consumer = "      kg_mb_wait(&gemm_turn[cw], (turn & 1u) ^ (cw == 0 ? 1u : 0u));\n" ..
           fill(wgmma_ws_consumer, { ct = ct, ast = ast, mmas = mmas,
@@ -3286,7 +3478,7 @@ $inc    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5, wq =
     const int wm = (warp >> 2) % WM, wn = (warp >> 2) / WM;
     for (long z = KG_BID(2); z < GEMM_Z; z += KG_GDIM(2)) {
 $acczero
-$lnstats$consumer$pins$epi
+$colpre$lnstats$consumer$pins$epi
       it += (unsigned)GEMM_KT;
 $tmafence      kg_bar_sync(2, GEMM_NT + 128);
     }
@@ -3296,7 +3488,7 @@ $clend}
       tile = design.ln == "prepass" and tile_lnc or mc and fill(tile_mc, { pt = "KG_BID(0) >> 1" }) or tile_code,
       dec = maxnreg("dec", "GEMM_PREG"), inc = maxnreg("inc", "GEMM_CREG"), mbinit = mb_init(false),
       producer = body, acczero = acc_zero, pins = pins, epi = epi, smem = smem_head,
-      lnstats = lnstats,
+      lnstats = lnstats, colpre = colpre,
       -- (the epilogue's f32 tile lies over the stages, which the next
       -- batch entry's TMA copies refill: order its accesses first)
       tmafence = tma and "      kg_wg_fence_async();\n" or "",
@@ -3411,7 +3603,7 @@ $lnsh
 $tile
   for (long z = KG_BID(2); z < GEMM_Z; z += KG_GDIM(2)) {
 $acczero
-$lnstart
+$colpre$lnstart
 $adecl
 $mainloop    kg_wg_wait<0>();
 $pins$epi
@@ -3420,7 +3612,7 @@ $pins$epi
 }
 ]], { name = spec.kernel, params = kg.params(spec), ct = ct, lnsh = ln_shared(design),
       tile = tile_code, lnstart = ln_start(spec, P, design), adecl = adecl, acczero = acc_zero,
-      ast = ast, pins = pins, smem = smem_head,
+      ast = ast, pins = pins, smem = smem_head, colpre = colpre,
       mainloop = fill(xf ~= "" and wgmma_xf_loop or wgmma_loop, {
         ct = ct, ast = ast, early = early, late = late, loadb = loadb, mmas = mmas, xf = xf,
         inflight = (ss or mode) and "1" or "0", fold = fill(fold, { ct = ct, ast = ast }) }),

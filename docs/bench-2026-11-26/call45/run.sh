@@ -1,0 +1,26 @@
+#!/bin/bash
+# call 45: the degree-7 GELU: accuracy on the GPU, the GEMM checks, and the GELU GEMMs again
+export PYTHONUNBUFFERED=1 KGEN_TEMPLATES=$PWD/templates KGEN_PATTERNS=$PWD/patterns
+K=build-dev-bin/kgen
+.devdb/gelu_acc | tee $OUT/gelu_acc.txt
+{
+W="--arch sm_90 --configs 4 --where path=wgmma"
+for m in gemm_linear_f16 gemm_linear_bf16 gemm_glu_f16 gemm_glu_bf16 gemm_ln_gelu_f16 gemm_ln_gelu_bf16 gemm_matmul_f16 gemm_gated_f16 gemm_conv_f16; do
+$K check tests/kernels/$m.pat $W
+done
+$K check tools/bench/ln_gemm_gelu.pat --dim M=1000 --dim K=520 --dim N=1000 --unfuse all --kernel k1_gemm_gelu $W
+$K check tools/bench/ln_gemm_gelu.pat --dim M=333 --dim K=136 --dim N=200 --dtype DT=bf16 --unfuse all --kernel k1_gemm_gelu $W
+$K check examples/lynxnet2_block.pat --dim B=2 --dim T=96 --dim C=72 --arch sm_90 --configs 3
+$K check examples/convnext_block.pat --dim B=2 --dim T=100 --unfuse all --arch sm_90 --configs 3
+$K check examples/encoder_layer.pat --dim B=2 --dim T=100 --arch sm_90 --configs 3
+$K check tests/kernels/elementwise_mix.pat --arch sm_90 --configs 3
+} 2>&1 | tee $OUT/check.txt | grep -E " on sm_90|wrong|error:" | head -40
+rm -f /tmp/e.sqlite
+T="--arch sm_90 --db /tmp/e.sqlite --time 100 --where path=wgmma --where load=tma --where sched=pp --where BM=128 --where BN=128 --where STAGES=4"
+{
+$K tune tools/bench/ln_gemm_gelu.pat --unfuse all --kernel k1_gemm_gelu --dim M=49152 --dim K=512 --dim N=2048 $T --budget 1
+$K tune tools/bench/ln_gemm_gelu.pat --unfuse all --kernel k1_gemm_gelu --dim M=49152 --dim K=256 --dim N=1024 $T --budget 1
+$K tune tools/bench/linear.pat --dim M=49152 --dim K=512 --dim N=2048 $T --budget 1
+} 2>&1 | grep -E "^k[0-9]|error" > $OUT/tune.txt
+python3 .devdb/trials.py /tmp/e.sqlite 'gemm/%' '%' > $OUT/trials.txt
+awk '{print $1, $2, $9, $10, $11, $15, $(NF-1)}' $OUT/trials.txt | sed 's/#[0-9a-f]*//'
