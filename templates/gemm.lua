@@ -67,13 +67,13 @@
 --         wgmma reads through a shared-memory descriptor (BK = 64: one
 --         128-byte row per B row).  The MMAs of one stage run while the
 --         next stage's loads are issued; stage s is refilled only once
---         every warpgroup has retired its MMAs on it.  Bias and GELU or
---         GLU (no residual, a result stored along its rows) run on the
---         accumulators in registers, and the results leave through a
---         16-bit tile in shared memory (reg_epilogue); every other
---         epilogue takes the accumulators through an f32 tile, in runs of
---         8 along the output's contiguous axis (16-byte stores) where
---         every output and the residual allow it (staged_epilogue).  MINB
+--         every warpgroup has retired its MMAs on it.  Bias, scale and
+--         GELU or GLU run on the accumulators in registers, and the
+--         results leave through a 16-bit tile in shared memory in runs of
+--         8 along the output's contiguous axis (16-byte stores), a
+--         residual added on the way (reg_epilogue); where the runs are
+--         not 16-byte aligned, and for gated's two outputs, the
+--         accumulators go through an f32 tile (staged_epilogue).  MINB
 --         caps the registers so that 1 or 2 blocks share an SM.
 -- Design knob `prologue`: "regs" everywhere but wgmma, which may take
 -- "smem" for gated_tanh_residual and ln=prepass (above).
@@ -684,12 +684,14 @@ local function vec_epi(P, mf)
 end
 
 -- does the epilogue run on the accumulators in registers (reg_epilogue)?
--- Where the result depends on the accumulator and column vectors alone
--- (bias, GELU, GLU) and is stored along its rows in runs of 8
+-- Where it has one output (no gated split), the outputs and the residual
+-- move in aligned runs of 8 along the output's contiguous axis (vec_epi),
+-- and gemm_glu's result is stored along its rows
 local function reg_epi(P, design)
-  return design.path == "wgmma" and design.ln ~= "fold" and not P.res and
-    (P.epi == "plain" or P.epi == "gelu" or P.epi == "glu") and
-    not out_mfast(P) and vec_epi(P, false)
+  if design.path ~= "wgmma" or design.ln == "fold" then return false end
+  local mf = out_mfast(P)
+  if P.epi == "glu" then return not mf and vec_epi(P, false) end
+  return (P.epi == "plain" or P.epi == "gelu" or P.epi == "add") and vec_epi(P, mf)
 end
 
 -- blocks along M and N: gemm_glu's tile of BN columns covers BN / 2 outputs
@@ -722,7 +724,8 @@ local function wgmma_smem(P, cfg)
   local stages = cfg.STAGES * (asz + cfg.BN * cfg.BK) * 2
   -- (the register epilogue's 16-bit tile of BM x (BN + 8), gemm_glu's of
   -- BN / 2 + 8 columns)
-  local rt = reg_epi(P, cfg) and 2 * cfg.BM * ((P.glu and cfg.BN // 2 or cfg.BN) + 8)
+  local rt = reg_epi(P, cfg) and (out_mfast(P) and 2 * cfg.BN * (cfg.BM + 8) or
+    2 * cfg.BM * ((P.glu and cfg.BN // 2 or cfg.BN) + 8))
   if cfg.sched == "pp" then
     -- each consumer's own tile beside the stages (staged: f32, 64 rows)
     return stages + 2 * (rt or 4 * (out_mfast(P) and cfg.BN * 68 or 64 * (cfg.BN + 4))) + 1024
@@ -936,8 +939,10 @@ function T.constraints(spec, cfg)
     elseif acc + 96 > math.min(255, 65536 // nt) then
       return false, "too few registers per thread"
     end
+    -- (with the static mbarriers, which ptxas pads to the dynamic tile's
+    -- 1024-byte alignment: a config at the limit failed its launch)
     local smem = wgmma_smem(P, cfg) + ln_extra(P, cfg, nt)
-    if smem > spec.limits.smem then return false, "shared memory over the limit" end
+    if smem + 1024 > spec.limits.smem then return false, "shared memory over the limit" end
     if cfg.MINB == 2 then
       -- two blocks per SM: the registers capped at half the file each
       -- (about 64 beside the accumulators), and the shared memory of both
@@ -2768,26 +2773,32 @@ $stores
 end
 
 
--- the register epilogue: bias and activation on the accumulators where the
--- MMAs left them, a step of all of a column group's values at a time
--- (kg.unary_n), the results rounded to the output type into a 16-bit tile
--- of BM x (GEMM_BNL + 8) in shared memory, then copied out 16 bytes a
--- thread.  Against the staged epilogue: half the shared-memory traffic,
--- one pass whatever BM (the staged one's first pass under sched=pp kept
--- the second pass's accumulators live, and ptxas then ran each value's
--- GELU chain alone), no f32 tile.  Returns the code after the K loop, the
--- column vectors' loads before it (colpre) and the tile's macros.
+-- the register epilogue: bias, scale and activation on the accumulators
+-- where the MMAs left them, a step of all of a column group's values at a
+-- time (kg.unary_n), the results rounded to the output type into a 16-bit
+-- tile laid out along the output's contiguous axis (BM x (GEMM_BNL + 8),
+-- or its transpose for a channel-first output), then copied out 16 bytes a
+-- thread, a residual added on the way (its 16-byte runs read with the
+-- tile's: out = x + round(o), as eager PyTorch rounds a linear's output
+-- before its residual add).  Against the staged epilogue: half the
+-- shared-memory traffic and one pass whatever BM (the staged one's first
+-- pass under sched=pp kept the second pass's accumulators live, and ptxas
+-- then ran each value's GELU chain alone).  Returns the code after the K
+-- loop, the column vectors' loads before it (colpre) and the tile's macros.
 local function reg_epilogue(spec, P, design)
   local ct = kg.ctype(spec, P.dt)
+  local mf = out_mfast(P)
   local h2 = P.dt == "bf16" and "__nv_bfloat162" or "__half2"
   local pk = P.dt == "bf16" and "__floats2bfloat162_rn" or "__floats2half2_rn"
   local ctdef = "#define GEMM_WTNL (GEMM_BNL / WN)   /* a warpgroup's output columns */\n" ..
-    "#define GEMM_NIL (GEMM_WTNL / 8)\n" ..
+    "#define GEMM_NIL (GEMM_WTNL / 8)\n" .. (mf and
+    "#define GEMM_HS (BM + 8)   /* the 16-bit tile's stride: a column of BM rows */\n" ..
+    "#define GEMM_EST (GEMM_BNL * GEMM_HS / 2)   /* its size in floats */" or
     "#define GEMM_HS (GEMM_BNL + 8)   /* the 16-bit tile's row stride */\n" ..
-    "#define GEMM_EST (BM * GEMM_HS / 2)   /* its size in floats */"
+    "#define GEMM_EST (BM * GEMM_HS / 2)   /* its size in floats */")
   -- the column vectors of this thread's 2 GEMM_NIL columns
-  local vecs = { { "b", P.bias, "n" } }
-  if P.glu and P.bias then vecs[2] = { "g", P.bias, "(n + " .. lit(P.N) .. ")" } end
+  local vecs = { { "b", P.bias, "n" }, { "s", P.cscale, "n" } }
+  if P.glu and P.bias then vecs[3] = { "g", P.bias, "(n + " .. lit(P.N) .. ")" } end
   local colpre = ""
   for _, v in ipairs(vecs) do
     if v[2] then
@@ -2829,47 +2840,87 @@ local function reg_epilogue(spec, P, design)
         "#pragma unroll\n        for (int i = 0; i < GEMM_MI * 4; i++) x[i] = " ..
         kg.unary(spec, "gelu", "x[i]", { approximate = P.approximate }) .. ";"
     end
+    local v = "acc[mi][ni][q]" .. b
+    if P.cscale then v = "(" .. v .. ") * rc_s[ni][q & 1]" end
     body = fill([[
         float x[GEMM_MI * 4];
         #pragma unroll
         for (int mi = 0; mi < GEMM_MI; mi++)
           #pragma unroll
-          for (int q = 0; q < 4; q++) x[mi * 4 + q] = acc[mi][ni][q]$b;
-        $act
-]], { b = b, act = act })
+          for (int q = 0; q < 4; q++) x[mi * 4 + q] = $v;
+$act]], { v = v, act = act ~= "" and "        " .. act .. "\n" or "" })
+  end
+  -- a thread's pair of columns lies along a row of the tile (two values,
+  -- one 4-byte store) or, channel-first, across two of its columns
+  local put = mf and fill([[
+            $s0
+            $s1]], { s0 = kg.store(spec, P.dt, "hp", "ni * 8 * GEMM_HS + mi * 64 + h * 8", "x[mi * 4 + h * 2]"),
+                     s1 = kg.store(spec, P.dt, "hp", "(ni * 8 + 1) * GEMM_HS + mi * 64 + h * 8",
+                       "x[mi * 4 + h * 2 + 1]") }) or
+    fill("            *($h2 *)&hp[(mi * 64 + h * 8) * GEMM_HS + ni * 8] = $pk(x[mi * 4 + h * 2], x[mi * 4 + h * 2 + 1]);",
+      { h2 = h2, pk = pk })
+  local base = mf and "(wn * GEMM_WTNL + (lane & 3) * 2) * GEMM_HS + GEMM_ROW(0) + (lane >> 2)" or
+    "(GEMM_ROW(0) + (lane >> 2)) * GEMM_HS + wn * GEMM_WTNL + (lane & 3) * 2"
+  -- the copy-out: run e of 8 outputs along the contiguous axis
+  local walk = mf and "const int ri0 = e % (BM / 8) * 8, nl0 = e / (BM / 8);" or
+    "const int ri0 = e / (GEMM_BNL / 8), nl0 = e % (GEMM_BNL / 8) * 8;"
+  local toff = mf and "nl0 * GEMM_HS + ri0" or "ri0 * GEMM_HS + nl0"
+  local rload, radd = "", ""
+  if P.res then
+    rload = fill([[
+        rv[u] = make_uint4(0u, 0u, 0u, 0u);
+        if (e < BM * GEMM_BNL / 8 && mb < GEMM_M && nb < GEMM_N)
+          rv[u] = *(const uint4 *)($r + ($a));
+]], { r = P.res.arg.cname, a = addr(P.res, "z", "mb", "nb") })
+    radd = fill([[
+          const $ct *xo = (const $ct *)&ov[u], *xr = (const $ct *)&rv[u];
+          __align__(16) $ct pk_o[8];
+          #pragma unroll
+          for (int j = 0; j < 8; j++) $st
+          ov[u] = *(const uint4 *)pk_o;
+]], { ct = ct, st = kg.store(spec, P.dt, "pk_o", "j",
+        kg.load(spec, P.dt, "xr", "j") .. " + " .. kg.load(spec, P.dt, "xo", "j")) })
   end
   local epi = kg.line() .. "\n" .. fill([[
     GEMM_CSYNC();
     {
-      $ct *const hp = ($ct *)gemm_ct + (GEMM_ROW(0) + (lane >> 2)) * GEMM_HS + wn * GEMM_WTNL + (lane & 3) * 2;
+      $ct *const hp = ($ct *)gemm_ct + $base;
       #pragma unroll
       for (int ni = 0; ni < GEMM_NIL; ni++) {
 $body        #pragma unroll
         for (int mi = 0; mi < GEMM_MI; mi++)
           #pragma unroll
-          for (int h = 0; h < 2; h++)
-            *($h2 *)&hp[(mi * 64 + h * 8) * GEMM_HS + ni * 8] = $pk(x[mi * 4 + h * 2], x[mi * 4 + h * 2 + 1]);
+          for (int h = 0; h < 2; h++) {
+$put
+          }
       }
     }
     GEMM_CSYNC();
     #pragma unroll 1
     for (int e0 = tid; e0 < BM * GEMM_BNL / 8; e0 += 4 * GEMM_NT) {
-      uint4 ov[4];
+      uint4 ov[4]$rdecl;
       #pragma unroll
       for (int u = 0; u < 4; u++) {
         const int e = e0 + u * GEMM_NT;
+        $walk
+        const long mb = m0 + ri0, nb = n0 + nl0;
+        (void)mb; (void)nb;
         if (e < BM * GEMM_BNL / 8)
-          ov[u] = *(const uint4 *)(($ct *)gemm_ct + e / (GEMM_BNL / 8) * GEMM_HS + e % (GEMM_BNL / 8) * 8);
-      }
+          ov[u] = *(const uint4 *)(($ct *)gemm_ct + $toff);
+$rload      }
       #pragma unroll
       for (int u = 0; u < 4; u++) {
         const int e = e0 + u * GEMM_NT;
-        const long mb = m0 + e / (GEMM_BNL / 8), nb = n0 + e % (GEMM_BNL / 8) * 8;
-        if (e < BM * GEMM_BNL / 8 && mb < GEMM_M && nb < GEMM_N)
-          *(uint4 *)($o + ($a)) = ov[u];
+        $walk
+        const long mb = m0 + ri0, nb = n0 + nl0;
+        if (e < BM * GEMM_BNL / 8 && mb < GEMM_M && nb < GEMM_N) {
+$radd          *(uint4 *)($o + ($a)) = ov[u];
+        }
       }
     }
-]], { ct = ct, h2 = h2, pk = pk, body = body, o = P.out.arg.cname, a = addr(P.out, "z", "mb", "nb") })
+]], { ct = ct, base = base, body = body, put = put, walk = walk, toff = toff,
+      rdecl = P.res and ", rv[4]" or "", rload = rload, radd = radd,
+      o = P.out.arg.cname, a = addr(P.out, "z", "mb", "nb") })
   return epi, ctdef, colpre
 end
 

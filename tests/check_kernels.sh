@@ -390,11 +390,13 @@ if [ "$mode" = sm_90 ]; then
     rm -rf "$wd"
     verdict "fast transcendentals" "16-bit results only, CUDA only"
 fi
-# wgmma's register epilogue: bias with GELU or GLU (no residual, stored along
-# the rows) runs on the accumulators, each column group a step of the
-# activation at a time where it has such a form (GELU; LYNXNet2's atan-GLU
-# has none), and leaves through a 16-bit tile; a residual (LYNXNet2's last
-# linear) and a channel-first result (WaveNet's 1x1 conv) keep the f32 tile.
+# wgmma's register epilogue: bias, scale and GELU or GLU run on the
+# accumulators, each column group a step of the activation at a time where
+# it has such a form (GELU; LYNXNet2's atan-GLU has none), and leave through
+# a 16-bit tile laid out along the output's contiguous axis, a residual
+# added on the copy-out (LYNXNet2's last linear along its rows, WaveNet's
+# 1x1 conv channel-first).  Two outputs (gated's split) and runs that are
+# not 16-byte aligned (T = 100) keep the f32 tile.
 if [ "$mode" = sm_90 ]; then
     total=$((total + 1))
     wd=$(mktemp -d)
@@ -402,25 +404,34 @@ if [ "$mode" = sm_90 ]; then
     W="--backend cuda --arch sm_90 --where path=wgmma --where sched=pp --where load=tma"
     ln=$src/tools/bench/ln_gemm_gelu.pat
     ly=$src/examples/lynxnet2_block.pat
+    wn=$src/examples/wavenet_layer.pat
     # shellcheck disable=SC2086
     {
     "$kgen" gen "$ln" --dim M=256 --dim K=64 --dim N=128 --unfuse all --kernel k1_gemm_gelu $W -o "$wd/g" &&
     "$kgen" gen "$ly" --dim B=2 --dim T=96 --dim C=72 --kernel k4_gemm_glu $W -o "$wd/u" &&
     "$kgen" gen "$ly" --dim B=2 --dim T=96 --dim C=72 --kernel k6_linear_residual $W -o "$wd/r" &&
-    "$kgen" gen "$src/examples/wavenet_layer.pat" --dim B=2 --dim C=64 --dim H=32 --dim T=96 \
-        --kernel k4_conv1x1_residual $W -o "$wd/w"
+    "$kgen" gen "$wn" --dim B=2 --dim C=64 --dim H=32 --dim T=96 --kernel k4_conv1x1_residual $W -o "$wd/w" &&
+    "$kgen" gen "$src/tools/bench/gated_tanh_residual.pat" --dim B=2 --dim C=64 --dim T=96 $W -o "$wd/s" &&
+    "$kgen" gen "$wn" --dim B=2 --dim C=64 --dim H=32 --dim T=100 --kernel k4_conv1x1_residual \
+        --backend cuda --arch sm_90 --where path=wgmma -o "$wd/w100"
     } >/dev/null 2>&1 || bad="$bad gen"
     has_all gelu "$(ls "$wd"/g/*.cu 2>/dev/null)" 'kg_gelu_n<GEMM_MI * 4>(x);' \
         '#define GEMM_HS (GEMM_BNL + 8)' 'float rc_b[GEMM_NIL][2];' '= __floats2half2_rn(x[mi * 4 + h * 2]'
     has_all glu "$(ls "$wd"/u/*.cu 2>/dev/null)" 'g[mi * 4 + q] = acc[mi][ni + GEMM_NIL][q] + rc_g[ni][q & 1];' \
         'for (int i = 0; i < GEMM_MI * 4; i++) x[i] *= g[i];'
-    for f in "$wd"/r/*.cu "$wd"/w/*.cu; do
+    has_all residual "$(ls "$wd"/r/*.cu 2>/dev/null)" '#define GEMM_HS (GEMM_BNL + 8)' \
+        'rv[u] = *(const uint4 *)(' 'for (int j = 0; j < 8; j++) pk_o[(j)] = __float2half_rn(__half2float(xr[(j)]) +'
+    has_all channel-first "$(ls "$wd"/w/*.cu 2>/dev/null)" '#define GEMM_HS (BM + 8)' \
+        'hp[((ni * 8 + 1) * GEMM_HS + mi * 64 + h * 8)] = __float2half_rn(x[mi * 4 + h * 2 + 1]);'
+    for f in "$wd"/w100/*.cu "$wd"/s/*.cu; do
         has_all staged "$f" '#define GEMM_CT(r, c) gemm_ct[GEMM_CTO(r, c)]'
         ! grep -q 'GEMM_HS' "$f" || bad="$bad staged:$f"
     done
-    ! grep -q 'GEMM_CTO' "$wd"/g/*.cu || bad="$bad gelu-staged"
+    for f in "$wd"/g/*.cu "$wd"/r/*.cu "$wd"/w/*.cu; do
+        ! grep -q 'GEMM_CTO' "$f" || bad="$bad registers:$f"
+    done
     rm -rf "$wd"
-    verdict "wgmma register epilogue" "GELU/GLU on the accumulators, residual and channel-first outputs staged"
+    verdict "wgmma register epilogue" "bias, scale, GELU/GLU on the accumulators, residual on the copy-out; gated and unaligned runs staged"
 fi
 # rownorm's tile: 16-bit rows that are adjacent and aligned (ConvNeXt's
 # LayerNorm over C of [B, C, T]) load 8 rows by one 16-byte load, guarded by
