@@ -1065,7 +1065,7 @@ function T.rank(spec, cfg)
   -- (measured at K = 4096, 2026-11-22: LNC 2 < 4 < 8 < 1)
   local stats = 0
   if ws and cfg.ln == "prepass" then stats = 48 * P.K / cfg.LNC + 6 * P.K * (cfg.LNC - 1) end
-  -- the epilogue: each output's trip through the f32 tile, its math and
+  -- the epilogue: each output's trip through the tile, its math and
   -- store (and a residual's load), worth about 128 to 256 K steps of one
   -- MAC; a second block on the SM runs its K loop meanwhile (measured on
   -- the H100, 2026-11-25: at K = 256 to 512, two 128 x 128 blocks an SM
