@@ -470,6 +470,13 @@ def untuned(r):
                if ": untuned:" in line)
 
 
+def cut(r):
+    """Whether the tune ran out of --tune-timeout: some kernels (or an
+    optional pattern's unfused alternative) may have had fewer trials than
+    the budget, even where none is left untuned."""
+    return r.get("tune_rc") == "timeout"
+
+
 def row_text(r):
     if "error" in r:
         return f"{r['workload']}: ERROR {r['error'][:200]}"
@@ -480,7 +487,8 @@ def row_text(r):
             f"best peer {best[1]} {best[0]:.4f} ms, speed-up "
             f"{best[0] / t['kgen']:.2f}x, floor {floor_ms(r):.4f} ms, check "
             f"{'ok' if chk else 'MISMATCH'}" +
-            (f", {n} kernels UNTUNED" if (n := untuned(r)) else ""))
+            (f", {n} kernels UNTUNED" if (n := untuned(r)) else "") +
+            (", tune cut at --tune-timeout" if cut(r) else ""))
 
 
 def render(args):
@@ -503,7 +511,8 @@ def render(args):
         t = r["ms"]
         n = untuned(r)
         cells = [f"{t['kgen']:.4f} ms<br>{rate(r, t['kgen'])}" +
-                 (f"<br>**{n} untuned**" if n else "")]
+                 (f"<br>**{n} untuned**" if n else "") +
+                 ("<br>**tune cut**" if cut(r) else "")]
         for p in PEERS:
             cells.append(f"{t[p]:.4f}<br>{rate(r, t[p])}" if p in t else "—")
         best = min((t[p], p) for p in PEERS if p in t)
