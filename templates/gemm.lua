@@ -723,7 +723,7 @@ local function wgmma_smem(P, cfg)
   asz = asz + a_fst(P, cfg)
   local stages = cfg.STAGES * (asz + cfg.BN * cfg.BK) * 2
   -- (the register epilogue's 16-bit tile of BM x (BN + 8), gemm_glu's of
-  -- BN / 2 + 8 columns)
+  -- BN / 2 + 8 columns, a channel-first output's of BN x (BM + 8))
   local rt = reg_epi(P, cfg) and (out_mfast(P) and 2 * cfg.BN * (cfg.BM + 8) or
     2 * cfg.BM * ((P.glu and cfg.BN // 2 or cfg.BN) + 8))
   if cfg.sched == "pp" then
@@ -1558,11 +1558,6 @@ $col
       col = fold_col(spec, P, kg.load(spec, dt, "h", "u"), kg.store(spec, dt, "h", "u", "wg")) })
 end
 
--- C statements of the epilogue for output (m, n) with accumulator variable
--- `v` (and gate accumulator `g` for gemm_glu); m < M and n < N hold.
--- io, when given, replaces the global accesses: io.st(mp, x) stores x for
--- output map mp, io.ld(mp) loads the residual (the vectorised epilogue
--- gathers them in registers)
 -- the bias term of output column n (w: which of the staged epilogue's
 -- per-thread copies, io.col, holds it)
 local function epi_bias(spec, P, io, n, w)
@@ -1571,6 +1566,11 @@ local function epi_bias(spec, P, io, n, w)
   return " + " .. kg.load(spec, P.bias.arg.dtype, P.bias.arg.cname, addr(P.bias, "z", "0", n))
 end
 
+-- C statements of the epilogue for output (m, n) with accumulator variable
+-- `v` (and gate accumulator `g` for gemm_glu); m < M and n < N hold.
+-- io, when given, replaces the global accesses: io.st(mp, x) stores x for
+-- output map mp, io.ld(mp) loads the residual (the vectorised epilogue
+-- gathers them in registers)
 local function epilogue(spec, P, io)
   local function st(mp, m, n, x)
     if io then return io.st(mp, x) end
@@ -2583,7 +2583,8 @@ local function staged_epilogue(spec, P, design)
     GEMM_CSYNC();
     {
     /* one address a thread, every store at a constant offset from it (an
-       address a store held 32 registers through the epilogue) */
+       address of its own for each store held 32 registers through the
+       epilogue) */
     float *const ctp = &GEMM_CT(GEMM_ROW(0) + (lane >> 2), wn * GEMM_WTN + (lane & 3) * 2);
     #pragma unroll
     for (int mi = 0; mi < GEMM_MI; mi++)
