@@ -5,10 +5,11 @@
 # its epilogue adds bias, residual and scale and stores the two halves.
 # Layout is channel-first [B, C, T]; operands are read through strides.
 # Optional: kgen tune also measures the layer with this match left unfused
-# (the gate as an elementwise kernel, the 1x1 conv as a plain GEMM, the
-# scaled residual and the skip half as one elementwise kernel), and kgen
-# build keeps whichever is faster: the gate in the GEMM's A loader costs
-# its K loop more than the memory-bound kernels around a plain GEMM.
+# (the gate as an elementwise kernel, then conv1x1_split_residual: the 1x1
+# conv whose epilogue writes the scaled residual and the skip half), and
+# kgen build keeps whichever is faster: the gate in the GEMM's A loader is
+# recomputed for every column tile, and costs the K loop more than the
+# gate's own memory-bound kernel.
 pattern gated_tanh_residual
 template gemm
 optional

@@ -465,6 +465,21 @@ local function analyze_fused(spec, P)
     P.res = chan_first(bd.r, Bn, Tn, CO)
     P.out = chan_first(bd.out, Bn, Tn, CO)
     P.epi = "add"
+  elseif spec.pattern == "conv1x1_split_residual" then
+    local e = need(bd, { "x", "z", "w", "b", "out", "skip" }); if e then return e end
+    local w = bd.w
+    local Bn, C, CI, Tn = d.B, d.C, d.CI, d.T
+    P.M, P.N, P.K, P.Z = Bn * Tn, 2 * C, CI, 1
+    P.A = strided(chan_first(bd.z, Bn, Tn, CI))
+    P.B = strided(map(w, {}, { { 2 * C, w.strides[1] } }, { { CI, w.strides[2] } }))
+    P.bias = colvec(bd.b, 2 * C)
+    local function cf(a) return chan_first(a, Bn, Tn, C) end
+    P.res = cf(bd.x)
+    P.out = cf(bd.out)
+    P.skip = cf(bd.skip)
+    P.C = C
+    P.scale = spec.params.scale
+    P.epi = "gated"
   elseif spec.pattern == "gated_tanh_residual" then
     local e = need(bd, { "x", "y", "w", "b", "out", "skip" }); if e then return e end
     local x, y, w, b = bd.x, bd.y, bd.w, bd.b
@@ -691,7 +706,8 @@ local function reg_epi(P, design)
   if design.path ~= "wgmma" or design.ln == "fold" then return false end
   local mf = out_mfast(P)
   if P.epi == "glu" then return not mf and vec_epi(P, false) end
-  return (P.epi == "plain" or P.epi == "gelu" or P.epi == "add") and vec_epi(P, mf)
+  return (P.epi == "plain" or P.epi == "gelu" or P.epi == "add" or P.epi == "gated") and
+    vec_epi(P, mf)
 end
 
 -- blocks along M and N: gemm_glu's tile of BN columns covers BN / 2 outputs
@@ -2379,11 +2395,12 @@ local function adesc_code(spec, P, design, mode)
     early = loader_mpanel(A.gate, "as_w", design, ct) .. loader_mpanel(A.filt, "fs_w", design, ct)
   elseif A.kind == "conv" then
     -- the raw rows: GEMM_CV_NCH rows of GEMM_CV_W / 8 chunks; past Cin
-    -- and outside [0, Tin) zero-filled
+    -- and outside [0, Tin) zero-filled (32-bit offsets where they fit)
+    local L = I32 and tostring or lit
     early = kg.line() .. "\n" .. fill([[
       {
-        const long t0 = m0 % $tout - GEMM_CV_PADA, c0 = k0 / GEMM_CV_KS;
-        const $ct *xb = $x + ($off + m0 / $tout * $sxb + (z * $cig + c0) * $sxc + t0);
+        const $it t0 = ($it)(m0 % $tout) - GEMM_CV_PADA, c0 = ($it)(k0 / GEMM_CV_KS);
+        const $ct *xb = $x + ($off + ($it)(m0 / $tout) * $sxb + ((int)z * $cig + c0) * $sxc + t0);
         #pragma unroll
         for (int i = 0; i < GEMM_CDIV(GEMM_CV_NCH * (GEMM_CV_W / 8), GEMM_LT); i++) {
           const int e = tid + i * GEMM_LT;
@@ -2391,31 +2408,47 @@ local function adesc_code(spec, P, design, mode)
           const int t = (int)t0 + c * 8;
           const int in = c0 + r < $cig && t >= 0 && t < $tin;
           if ((GEMM_CV_NCH * (GEMM_CV_W / 8)) % GEMM_LT == 0 || e < GEMM_CV_NCH * (GEMM_CV_W / 8))
-            kg_gemm_cp16(fs_w + r * GEMM_CV_W + c * 8, in ? xb + ((long)r * $sxc + c * 8) : $x, in);
+            kg_gemm_cp16(fs_w + r * GEMM_CV_W + c * 8, in ? xb + (($it)r * $sxc + c * 8) : $x, in);
         }
       }
-]], { tout = lit(A.Tout), tin = tostring(A.Tin), cig = lit(A.Cig), x = A.x.cname, off = lit(A.off),
-      sxb = lit(A.sxB), sxc = lit(A.sxC), ct = ct })
+]], { tout = L(A.Tout), tin = tostring(A.Tin), cig = L(A.Cig), x = A.x.cname, off = L(A.off),
+      sxb = L(A.sxB), sxc = L(A.sxC), ct = ct, it = I32 and "int" or "long" })
     -- the pass: each thread keeps one run of 8 rows (mc) and takes k rows
-    -- ki0, ki0 + GEMM_KP, ...; k past K gets zeros (B is zero there too)
-    local xf = kg.line() .. "\n" .. [[
-      {
-        const int k0 = (int)kx * BK, c0 = k0 / GEMM_CV_KS;
-        const int mc = tid % (BM / 8), ki0 = tid / (BM / 8);
-        #pragma unroll
-        for (int i = 0; i < GEMM_CDIV(BK, GEMM_KP); i++) {
-          const int ki = ki0 + i * GEMM_KP, k = k0 + ki;
-          if (BK % GEMM_KP == 0 || ki < BK) {
-            const int ci = k / GEMM_CV_KS - c0;
-            const int sh = (k - (k / GEMM_CV_KS) * GEMM_CV_KS) * GEMM_CV_DIL + GEMM_CV_SH0 + mc * 8;
-            const uint4 *src = (const uint4 *)(fs_x + ci * GEMM_CV_W + (sh & ~7));
-            const uint4 v = kg_cv_shift(src[0], src[1], sh & 7);
-            *(uint4 *)(as_x + GEMM_MP(mc, ki)) =
-              GEMM_K % BK == 0 || k < GEMM_K ? v : make_uint4(0u, 0u, 0u, 0u);
+    -- ki0, ki0 + GEMM_KP, ...; k past K gets zeros (B is zero there too).
+    -- With u = k0 % KS + ki0, row i's raw row is u / KS + (s + i * KP) / KS
+    -- and its tap (s + i * KP) % KS, s = u % KS: a case of the switch for
+    -- each s leaves every tap, and so every shift, a constant (the shift
+    -- by a variable took 20 instructions a chunk, and the producer of
+    -- sched=ws could not keep up with the MMAs: Nsight Compute,
+    -- docs/performance.md attempt 16)
+    local g = conv_geom(P)
+    local cases = {}
+    for cs = 0, g.KS - 1 do
+      cases[#cases + 1] = fill([[
+        case $s:
+          #pragma unroll
+          for (int i = 0; i < GEMM_CDIV(BK, GEMM_KP); i++) {
+            const int ki = ki0 + i * GEMM_KP, j = $s + i * GEMM_KP;
+            if (BK % GEMM_KP == 0 || ki < BK) {
+              const int sh = j % GEMM_CV_KS * GEMM_CV_DIL + GEMM_CV_SH0;
+              const uint4 *p = (const uint4 *)(src + j / GEMM_CV_KS * GEMM_CV_W + (sh & ~7));
+              const uint4 v = kg_cv_shift(p[0], p[1], sh & 7);
+              *(uint4 *)(as_x + GEMM_MP(mc, ki)) =
+                GEMM_K % BK == 0 || k0 + ki < GEMM_K ? v : make_uint4(0u, 0u, 0u, 0u);
+            }
           }
+          break;]], { s = cs })
+    end
+    local xf = kg.line() .. "\n" .. fill([[
+      {
+        const int k0 = (int)kx * BK;
+        const int mc = tid % (BM / 8), ki0 = tid / (BM / 8), u = k0 % GEMM_CV_KS + ki0;
+        const $ct *src = fs_x + u / GEMM_CV_KS * GEMM_CV_W + mc * 8;
+        switch (u % GEMM_CV_KS) {
+$cases
         }
       }
-]]
+]], { ct = ct, cases = table.concat(cases, "\n") })
     return early, xf
   else
     early = loader_mpanel(A.mp, "as_w", design, ct)
@@ -2866,21 +2899,33 @@ $act]], { v = v, act = act ~= "" and "        " .. act .. "\n" or "" })
   local walk = mf and "const int ri0 = e % (BM / 8) * 8, nl0 = e / (BM / 8);" or
     "const int ri0 = e / (GEMM_BNL / 8), nl0 = e % (GEMM_BNL / 8) * 8;"
   local toff = mf and "nl0 * GEMM_HS + ri0" or "ri0 * GEMM_HS + nl0"
+  -- (gated: a run of columns n < C is the residual half, (x + round(o)) *
+  -- scale to out; the rest is skip's, stored as it is; a run never
+  -- straddles C, vec_epi)
+  local gated = P.epi == "gated"
   local rload, radd = "", ""
   if P.res then
     rload = fill([[
         rv[u] = make_uint4(0u, 0u, 0u, 0u);
-        if (e < BM * GEMM_BNL / 8 && mb < GEMM_M && nb < GEMM_N)
+        if (e < BM * GEMM_BNL / 8 && mb < GEMM_M && nb < $rn)
           rv[u] = *(const uint4 *)($r + ($a));
-]], { r = P.res.arg.cname, a = addr(P.res, "z", "mb", "nb") })
+]], { r = P.res.arg.cname, a = addr(P.res, "z", "mb", "nb"), rn = gated and lit(P.C) or "GEMM_N" })
+    local v = kg.load(spec, P.dt, "xr", "j") .. " + " .. kg.load(spec, P.dt, "xo", "j")
+    if gated then v = "(" .. v .. ") * " .. kg.float(P.scale) end
     radd = fill([[
-          const $ct *xo = (const $ct *)&ov[u], *xr = (const $ct *)&rv[u];
-          __align__(16) $ct pk_o[8];
-          #pragma unroll
-          for (int j = 0; j < 8; j++) $st
-          ov[u] = *(const uint4 *)pk_o;
-]], { ct = ct, st = kg.store(spec, P.dt, "pk_o", "j",
-        kg.load(spec, P.dt, "xr", "j") .. " + " .. kg.load(spec, P.dt, "xo", "j")) })
+          $open
+            const $ct *xo = (const $ct *)&ov[u], *xr = (const $ct *)&rv[u];
+            __align__(16) $ct pk_o[8];
+            #pragma unroll
+            for (int j = 0; j < 8; j++) $st
+            ov[u] = *(const uint4 *)pk_o;
+          }
+]], { ct = ct, st = kg.store(spec, P.dt, "pk_o", "j", v), open = gated and "if (nb < " .. lit(P.C) .. ") {" or "{" })
+  end
+  local store = fill("*(uint4 *)($o + ($a)) = ov[u];", { o = P.out.arg.cname, a = addr(P.out, "z", "mb", "nb") })
+  if gated then
+    store = fill("if (nb < $C) $st\n          else *(uint4 *)($s + ($a)) = ov[u];", {
+      C = lit(P.C), st = store, s = P.skip.arg.cname, a = addr(P.skip, "z", "mb", "(nb - " .. lit(P.C) .. ")") })
   end
   local epi = kg.line() .. "\n" .. fill([[
     GEMM_CSYNC();
@@ -2915,13 +2960,12 @@ $rload      }
         $walk
         const long mb = m0 + ri0, nb = n0 + nl0;
         if (e < BM * GEMM_BNL / 8 && mb < GEMM_M && nb < GEMM_N) {
-$radd          *(uint4 *)($o + ($a)) = ov[u];
+$radd          $store
         }
       }
     }
 ]], { ct = ct, base = base, body = body, put = put, walk = walk, toff = toff,
-      rdecl = P.res and ", rv[4]" or "", rload = rload, radd = radd,
-      o = P.out.arg.cname, a = addr(P.out, "z", "mb", "nb") })
+      rdecl = P.res and ", rv[4]" or "", rload = rload, radd = radd, store = store })
   return epi, ctdef, colpre
 end
 

@@ -168,7 +168,7 @@ if [ "$mode" = sm_90 ]; then
         --where path=wgmma --where prologue=smem >/dev/null 2>&1 || bad="$bad gen"
     for sc in sync ws; do
         cu="$cd_/c/k3_conv1d.none.cp.wgmma.smem.$sc.cu"
-        for p in 'kg_cv_shift(src[0], src[1], sh & 7)' '#define GEMM_CV_SH0 7' 'p, 1, 1, 1, 0;'; do
+        for p in 'kg_cv_shift(p[0], p[1], sh & 7)' '#define GEMM_CV_SH0 7' 'p, 1, 1, 1, 0;'; do
             grep -qF "$p" "$cu" 2>/dev/null || bad="$bad $sc:$p"
         done
     done
@@ -395,8 +395,10 @@ fi
 # it has such a form (GELU; LYNXNet2's atan-GLU has none), and leave through
 # a 16-bit tile laid out along the output's contiguous axis, a residual
 # added on the copy-out (LYNXNet2's last linear along its rows, WaveNet's
-# 1x1 conv channel-first).  Two outputs (gated's split) and runs that are
-# not 16-byte aligned (T = 100) keep the f32 tile.
+# 1x1 conv channel-first).  Gated's split (the fused gated GEMM, and the
+# unfused layer's conv1x1_split_residual) picks each run's output by its
+# column: the residual half to out, scaled, the rest to skip.  Runs that
+# are not 16-byte aligned (T = 100) keep the f32 tile.
 if [ "$mode" = sm_90 ]; then
     total=$((total + 1))
     wd=$(mktemp -d)
@@ -412,6 +414,8 @@ if [ "$mode" = sm_90 ]; then
     "$kgen" gen "$ly" --dim B=2 --dim T=96 --dim C=72 --kernel k6_linear_residual $W -o "$wd/r" &&
     "$kgen" gen "$wn" --dim B=2 --dim C=64 --dim H=32 --dim T=96 --kernel k4_conv1x1_residual $W -o "$wd/w" &&
     "$kgen" gen "$src/tools/bench/gated_tanh_residual.pat" --dim B=2 --dim C=64 --dim T=96 $W -o "$wd/s" &&
+    "$kgen" gen "$wn" --dim B=2 --dim C=64 --dim H=32 --dim T=96 --unfuse all --kernel k7_conv1x1_split_residual \
+        $W -o "$wd/p" &&
     "$kgen" gen "$wn" --dim B=2 --dim C=64 --dim H=32 --dim T=100 --kernel k4_conv1x1_residual \
         --backend cuda --arch sm_90 --where path=wgmma -o "$wd/w100"
     } >/dev/null 2>&1 || bad="$bad gen"
@@ -423,15 +427,19 @@ if [ "$mode" = sm_90 ]; then
         'rv[u] = *(const uint4 *)(' 'for (int j = 0; j < 8; j++) pk_o[(j)] = __float2half_rn(__half2float(xr[(j)]) +'
     has_all channel-first "$(ls "$wd"/w/*.cu 2>/dev/null)" '#define GEMM_HS (BM + 8)' \
         'hp[((ni * 8 + 1) * GEMM_HS + mi * 64 + h * 8)] = __float2half_rn(x[mi * 4 + h * 2 + 1]);'
-    for f in "$wd"/w100/*.cu "$wd"/s/*.cu; do
+    for f in "$wd"/s/*.cu "$wd"/p/*.cu; do
+        has_all split "$f" '#define GEMM_HS (BM + 8)' 'if (e < BM * GEMM_BNL / 8 && mb < GEMM_M && nb < 64L)' \
+            'if (nb < 64L) {' '* ((float)0x1.6a09e667f3bcdp-1));' '          else *(uint4 *)(a'
+    done
+    for f in "$wd"/w100/*.cu; do
         has_all staged "$f" '#define GEMM_CT(r, c) gemm_ct[GEMM_CTO(r, c)]'
         ! grep -q 'GEMM_HS' "$f" || bad="$bad staged:$f"
     done
-    for f in "$wd"/g/*.cu "$wd"/r/*.cu "$wd"/w/*.cu; do
+    for f in "$wd"/g/*.cu "$wd"/r/*.cu "$wd"/w/*.cu "$wd"/s/*.cu "$wd"/p/*.cu; do
         ! grep -q 'GEMM_CTO' "$f" || bad="$bad registers:$f"
     done
     rm -rf "$wd"
-    verdict "wgmma register epilogue" "bias, scale, GELU/GLU on the accumulators, residual on the copy-out; gated and unaligned runs staged"
+    verdict "wgmma register epilogue" "bias, scale, GELU/GLU on the accumulators, residual on the copy-out, gated's split by column; unaligned runs staged"
 fi
 # rownorm's tile: 16-bit rows that are adjacent and aligned (ConvNeXt's
 # LayerNorm over C of [B, C, T]) load 8 rows by one 16-byte load, guarded by

@@ -529,20 +529,21 @@ assert k == [("k0_layernorm", "generic", "rownorm"), ("k1_gemm_gelu", "fused", "
 EOF
 echo "ok 7 --unfuse: an unknown or non-optional kernel exits 2; all plans rownorm + gemm_gelu"
 
-# gated_tanh_residual is optional too: unfused, the layer's skip output is
-# a split of the 1x1 conv's result, which the planner hands to an
-# elementwise kernel (with the scaled residual) so that a kernel writes it;
-# tune times that plan in a child run and reports the choice
+# gated_tanh_residual is optional too: unfused, the gate is an elementwise
+# kernel and the 1x1 conv's epilogue writes the scaled residual and the
+# skip half (conv1x1_split_residual); tune times that plan in a child run
+# and reports the choice
 TINYW="$SRC/examples/wavenet_layer.pat --dim B=1 --dim C=4 --dim H=2 --dim T=8"
 # shellcheck disable=SC2086
 "$KGEN" plan $TINYW --unfuse all >"$W/out" || fail "gated unfused: plan exited $?"
-grep -Eq "^[0-9]+ +k[0-9]+_elementwise .*" "$W/out" && grep -q "out: skip f16\[1, 4, 8\], out f16\[1, 4, 8\]$" "$W/out" ||
+grep -Eq "^[0-9]+ +k[0-9]+_elementwise .*" "$W/out" && grep -Eq "^[0-9]+ +k[0-9]+_conv1x1_split_residual +fused" "$W/out" &&
+    grep -q "out: skip f16\[1, 4, 8\], out f16\[1, 4, 8\]$" "$W/out" ||
     fail "gated unfused: no kernel writes skip: $(cat "$W/out")"
 # shellcheck disable=SC2086
 "$KGEN" tune $TINYW --arch opencl --db "$W/gated.db" --budget 2 >"$W/out" ||
     fail "gated unfused: tune exited $?"
 runs=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM runs").fetchone()[0])' "$W/gated.db")
 [ "$runs" = 2 ] || fail "gated unfused: $runs runs, not the tune and its unfused child"
-grep -Eq "^k5_gated_tanh_residual +(fused|unfused): fused [0-9.]+ ms, unfused \(k6_elementwise \+ k7_conv1d \+ k8_elementwise\) [0-9.]+ ms$" "$W/out" ||
+grep -Eq "^k5_gated_tanh_residual +(fused|unfused): fused [0-9.]+ ms, unfused \(k6_elementwise \+ k7_conv1x1_split_residual\) [0-9.]+ ms$" "$W/out" ||
     fail "gated unfused: no choice line: $(cat "$W/out")"
 echo "ok 7 gated_tanh_residual: the unfused plan writes skip, tune times it"

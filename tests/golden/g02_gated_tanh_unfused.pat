@@ -1,13 +1,15 @@
-# Golden: gated-tanh residual units that must NOT fuse.
+# Golden: gated-tanh residual units that must NOT fuse as gated_tanh_residual.
 # Block 1: the output projection is a k=3 conv, not the pattern's kernel=1.
 # Block 2: the interior value 'gate' escapes the match (q reads it).
 # Block 3: sigmoid and tanh swapped between the halves (sigmoid(filt)).
 # Block 4: the 1x1 conv has stride 2 (T = 2 lets its [B, C, 1] result
 #          broadcast against x, so the model is valid; the pattern's conv
 #          has stride 1).
-# Each block's skip output is a split of its conv's result: a kernel must
-# write it, so the splits and the residual chain form one elementwise
-# kernel writing skip, skip2, skip3, skip4 and out4.
+# Blocks 2 and 3 keep a plain 1x1 conv after their gate, so their tails
+# fuse as conv1x1_split_residual (the conv writes out2, skip2 and out3,
+# skip3); blocks 1 and 4 do not (k=3, stride 2).  Their skip outputs are
+# splits of the conv's result, so a kernel must write them: elementwise
+# kernels around the fused tails write skip and out, skip4 and out4.
 model gated_tanh_unfused
 dim B = 2, C = 8, T = 2
 dtype DT = f32
@@ -48,14 +50,15 @@ output out4, skip, skip2, skip3, skip4, q
 # k0_split view -
 # k1_elementwise elementwise elementwise
 # k2_conv1d generic gemm
-# k3_split view -
-# k4_elementwise elementwise elementwise
-# k5_conv1d generic gemm
-# k6_elementwise elementwise elementwise
-# k7_split view -
-# k8_elementwise elementwise elementwise
-# k9_conv1d generic gemm
-# k10_split view -
-# k11_elementwise elementwise elementwise
-# k12_conv1d generic gemm
-# k13_elementwise elementwise elementwise
+# k3_elementwise elementwise elementwise
+# k4_split view -
+# k5_elementwise elementwise elementwise
+# k6_conv1x1_split_residual fused gemm
+# k7_elementwise elementwise elementwise
+# k8_split view -
+# k9_elementwise elementwise elementwise
+# k10_conv1x1_split_residual fused gemm
+# k11_split view -
+# k12_elementwise elementwise elementwise
+# k13_conv1d generic gemm
+# k14_elementwise elementwise elementwise
