@@ -361,7 +361,7 @@ local function analyze_conv(spec, n, P)
   else
     P.A = { kind = "conv", x = x, off = x.offset, sxB = sxB, sxC = sxC, sxT = sxT,
             Tin = Tin, Tout = Tout, Cig = Cig, KS = KS, stride = stride, pad = pad,
-            dil = dil, kfast = false }
+            dil = dil, Bn = Bn, Cin = Cin, G = G, kfast = false }
   end
   P.B = strided(map(w, { { G, Cog * w.strides[1] } }, { { Cog, w.strides[1] } },
     { { Cig, w.strides[2] }, { KS, w.strides[3] } }))
@@ -669,12 +669,33 @@ local function a_two(P, design)
   return a_desc(P, design) ~= nil and (P.A.kind == "gated" or P.A.kind == "conv")
 end
 
+-- load=tma: do the conv's raw rows land by one TMA copy (a box of
+-- GEMM_CV_NCH rows of GEMM_CV_W values, zero outside x, constraints keep
+-- it within 256 values) in place of the producer's cp.async?  One group
+-- only: past a group's channels the copy would read the next group's.
+local function conv_tma(P, design)
+  return design.load == "tma" and a_desc(P, design) ~= nil and P.A.kind == "conv" and P.A.G == 1
+end
+
+-- launch()'s tensor map of the conv's raw rows (conv_tma): x as (t,
+-- channel, batch), a box of the GEMM_CV_NCH rows a K tile reads,
+-- GEMM_CV_W values each, unswizzled
+local function conv_tmap(spec, P, cfg)
+  local A, g = P.A, conv_geom(P)
+  local es = P.dt == "f32" and 4 or 2
+  local idx
+  for i, a in ipairs(spec.args) do if a == A.x then idx = i end end
+  return { arg = idx, dtype = P.dt, off = A.off * es, swizzle = 0,
+           dims = { A.Tin, A.Cin, A.Bn }, strides = { A.sxC * es, A.sxB * es },
+           box = { conv_w(g, cfg.BM), g.nch, 1 } }
+end
+
 -- elements of that buffer
 local function a_fst(P, cfg)
   if not a_two(P, cfg) then return 0 end
   if P.A.kind == "gated" then return cfg.BM * cfg.BK end
   local g = conv_geom(P)
-  return g.nch * conv_w(g, cfg.BM)
+  return (g.nch * conv_w(g, cfg.BM) + 63) // 64 * 64   -- 128-byte stages (TMA)
 end
 
 -- is the output's row axis the contiguous one (a conv's [B, C, T] out)?
@@ -854,6 +875,12 @@ function T.constraints(spec, cfg)
       return false, "load=tma/mcast: the copies of a ws or pp producer"
     end
     if not tma_map(P.B.mp) then return false, "load=tma/mcast: B's rows one axis, K contiguous" end
+    if conv_tma(P, cfg) then
+      local g = conv_geom(P)
+      if conv_w(g, cfg.BM) > 256 or g.nch > 256 then
+        return false, "load=tma: the conv's raw rows in one box (at most 256 values a side)"
+      end
+    end
     if cfg.load == "mcast" then
       if not tma_a(P, cfg) then return false, "load=mcast: A by TMA too (no prologue)" end
       -- (ws: the epilogue's tile lies over the stages, which the peer may
@@ -1116,6 +1143,7 @@ function T.launch(spec, cfg)
     if tma_a(P, cfg) then tm[1] = tmap_of(spec, P, operand(P, "A", cfg).mp, cfg.BM) end
     tm[#tm + 1] = tmap_of(spec, P, P.B.mp,
       P.glu and cfg.BN // cfg.WN // 2 or mc and cfg.BN // 2 or cfg.BN, P.glu)
+    if conv_tma(P, cfg) then tm[#tm + 1] = conv_tmap(spec, P, cfg) end
   end
   if mc then tiles = 2 * kg.cdiv(tm_, 2) * tn_ end
   if cfg.path == "wgmma" and cfg.sched == "pp" then
@@ -2380,6 +2408,45 @@ local function loader_mpanel(mp, dst, design, ct)
 ]], { dst = dst, ptr = mp.arg.cname, addr = addr(mp, "z", "r0", "k"), u = unroll(design) })
 end
 
+-- the conv's pass over a landed stage, its raw rows (fs_x) to the panels
+-- (as_x): each thread keeps one run of 8 rows (mc) and takes k rows ki0,
+-- ki0 + GEMM_KP, ...; k past K gets zeros (B is zero there too).  With
+-- u = k0 % KS + ki0, row i's raw row is u / KS + (s + i * KP) / KS and its
+-- tap (s + i * KP) % KS, s = u % KS: a case of the switch for each s leaves
+-- every tap, and so every shift, a constant (the shift by a variable took
+-- 20 instructions a chunk, and the producer of sched=ws could not keep up
+-- with the MMAs: Nsight Compute, docs/performance.md attempt 16)
+local function conv_pass(P, ct)
+  local g = conv_geom(P)
+  local cases = {}
+  for cs = 0, g.KS - 1 do
+    cases[#cases + 1] = fill([[
+        case $s:
+          #pragma unroll
+          for (int i = 0; i < GEMM_CDIV(BK, GEMM_KP); i++) {
+            const int ki = ki0 + i * GEMM_KP, j = $s + i * GEMM_KP;
+            if (BK % GEMM_KP == 0 || ki < BK) {
+              const int sh = j % GEMM_CV_KS * GEMM_CV_DIL + GEMM_CV_SH0;
+              const uint4 *p = (const uint4 *)(src + j / GEMM_CV_KS * GEMM_CV_W + (sh & ~7));
+              const uint4 v = kg_cv_shift(p[0], p[1], sh & 7);
+              *(uint4 *)(as_x + GEMM_MP(mc, ki)) =
+                GEMM_K % BK == 0 || k0 + ki < GEMM_K ? v : make_uint4(0u, 0u, 0u, 0u);
+            }
+          }
+          break;]], { s = cs })
+  end
+  return kg.line() .. "\n" .. fill([[
+      {
+        const int k0 = (int)kx * BK;
+        const int mc = tid % (BM / 8), ki0 = tid / (BM / 8), u = k0 % GEMM_CV_KS + ki0;
+        const $ct *src = fs_x + u / GEMM_CV_KS * GEMM_CV_W + mc * 8;
+        switch (u % GEMM_CV_KS) {
+$cases
+        }
+      }
+]], { ct = ct, cases = table.concat(cases, "\n") })
+end
+
 -- a_desc's pieces: `early`, the cp.async of stage ws's raw A (and gated's
 -- filter half at fs_w); `xf`, the prologue in place over the landed stage
 -- at as_x (fs_x) holding K tile kx (empty when there is none).  Each
@@ -2393,6 +2460,17 @@ local function adesc_code(spec, P, design, mode)
     early = loader_swz(spec, P, design, "A")
   elseif A.kind == "gated" then
     early = loader_mpanel(A.gate, "as_w", design, ct) .. loader_mpanel(A.filt, "fs_w", design, ct)
+  elseif A.kind == "conv" and conv_tma(P, design) then
+    -- the raw rows by one TMA copy of thread 0 onto the stage's own
+    -- barrier (gemm_raw), zero outside x (the channel and time axes)
+    early = kg.line() .. "\n" .. fill([[
+        if (tid == 0) {
+          kg_mb_expect(&gemm_raw[ws], (unsigned)(GEMM_CV_NCH * GEMM_CV_W * sizeof(*fs_w)));
+          kg_tma3(fs_w, &kg_tmX, (int)(m0 % $tout) - GEMM_CV_PADA, (int)(k0 / GEMM_CV_KS),
+                  (int)(m0 / $tout), &gemm_raw[ws]);
+        }
+]], { tout = lit(A.Tout) })
+    return early, conv_pass(P, ct)
   elseif A.kind == "conv" then
     -- the raw rows: GEMM_CV_NCH rows of GEMM_CV_W / 8 chunks; past Cin
     -- and outside [0, Tin) zero-filled (32-bit offsets where they fit)
@@ -2413,43 +2491,7 @@ local function adesc_code(spec, P, design, mode)
       }
 ]], { tout = L(A.Tout), tin = tostring(A.Tin), cig = L(A.Cig), x = A.x.cname, off = L(A.off),
       sxb = L(A.sxB), sxc = L(A.sxC), ct = ct, it = I32 and "int" or "long" })
-    -- the pass: each thread keeps one run of 8 rows (mc) and takes k rows
-    -- ki0, ki0 + GEMM_KP, ...; k past K gets zeros (B is zero there too).
-    -- With u = k0 % KS + ki0, row i's raw row is u / KS + (s + i * KP) / KS
-    -- and its tap (s + i * KP) % KS, s = u % KS: a case of the switch for
-    -- each s leaves every tap, and so every shift, a constant (the shift
-    -- by a variable took 20 instructions a chunk, and the producer of
-    -- sched=ws could not keep up with the MMAs: Nsight Compute,
-    -- docs/performance.md attempt 16)
-    local g = conv_geom(P)
-    local cases = {}
-    for cs = 0, g.KS - 1 do
-      cases[#cases + 1] = fill([[
-        case $s:
-          #pragma unroll
-          for (int i = 0; i < GEMM_CDIV(BK, GEMM_KP); i++) {
-            const int ki = ki0 + i * GEMM_KP, j = $s + i * GEMM_KP;
-            if (BK % GEMM_KP == 0 || ki < BK) {
-              const int sh = j % GEMM_CV_KS * GEMM_CV_DIL + GEMM_CV_SH0;
-              const uint4 *p = (const uint4 *)(src + j / GEMM_CV_KS * GEMM_CV_W + (sh & ~7));
-              const uint4 v = kg_cv_shift(p[0], p[1], sh & 7);
-              *(uint4 *)(as_x + GEMM_MP(mc, ki)) =
-                GEMM_K % BK == 0 || k0 + ki < GEMM_K ? v : make_uint4(0u, 0u, 0u, 0u);
-            }
-          }
-          break;]], { s = cs })
-    end
-    local xf = kg.line() .. "\n" .. fill([[
-      {
-        const int k0 = (int)kx * BK;
-        const int mc = tid % (BM / 8), ki0 = tid / (BM / 8), u = k0 % GEMM_CV_KS + ki0;
-        const $ct *src = fs_x + u / GEMM_CV_KS * GEMM_CV_W + mc * 8;
-        switch (u % GEMM_CV_KS) {
-$cases
-        }
-      }
-]], { ct = ct, cases = table.concat(cases, "\n") })
-    return early, xf
+    return early, conv_pass(P, ct)
   else
     early = loader_mpanel(A.mp, "as_w", design, ct)
   end
@@ -3260,7 +3302,7 @@ local wgmma_ws_xform = [[
           kg_bar_sync(3, 128);
           const int xs = (int)((it + (unsigned)kx) % STAGES);
           $ct *as_x = gemm_as + xs * $ast;
-$fsx$xf
+$rawwait$fsx$xf
           kg_wg_fence_async();
           kg_mb_arrive(&gemm_full[xs]);
         }
@@ -3300,7 +3342,7 @@ local function conv_defs(P, design)
 #define GEMM_CV_SH0 $sh0
 #define GEMM_CV_NCH $nch
 #define GEMM_CV_W ((BM + $shmax + 7) / 8 * 8 + 8)
-#define GEMM_FST (GEMM_CV_NCH * GEMM_CV_W)
+#define GEMM_FST ((GEMM_CV_NCH * GEMM_CV_W + 63) / 64 * 64)   /* 128-byte stages (TMA) */
 static __device__ __forceinline__ uint4 kg_cv_shift(uint4 lo, uint4 hi, int e)
 {
   const bool a = (e & 2) != 0, b = (e & 4) != 0;
@@ -3444,9 +3486,11 @@ local function emit_wgmma(spec, P, design)
 ]] or "") ..
     "      kg_bar_sync(4, GEMM_NT + 128);\n" or ""
   -- load=tma: the tensor maps after the tensors (launch()'s order)
+  local cvt = conv_tma(P, design)
   local params = kg.params(spec) ..
     (ta and ",\n    const __grid_constant__ kg_tmap kg_tmA" or "") ..
-    (tma and ",\n    const __grid_constant__ kg_tmap kg_tmB" or "")
+    (tma and ",\n    const __grid_constant__ kg_tmap kg_tmB" or "") ..
+    (cvt and ",\n    const __grid_constant__ kg_tmap kg_tmX" or "")
   -- mcast: the pair's cluster, and its barrier before either block exits
   -- (the other may still copy into it or release its stages)
   local mccl = mc and " GEMM_MCCL" or ""
@@ -3462,7 +3506,9 @@ local function emit_wgmma(spec, P, design)
     local fsw = two and "        " .. ct .. " *fs_w = gemm_fs + ws * GEMM_FST;\n" or ""
     if xf ~= "" then
       local xform = fill(wgmma_ws_xform, { ct = ct, ast = ast, xf = xf,
-        fsx = two and "          " .. ct .. " *fs_x = gemm_fs + xs * GEMM_FST;\n" or "" })
+        fsx = two and "          " .. ct .. " *fs_x = gemm_fs + xs * GEMM_FST;\n" or "",
+        -- (the conv's raw rows by TMA: their own barrier)
+        rawwait = cvt and "          kg_mb_wait(&gemm_raw[xs], ((it + (unsigned)kx) / STAGES) & 1u);\n" or "" })
       -- LayerNorm: the row statistics, by the whole block (the consumers
       -- have nothing to do before the first pass over a tile, which needs
       -- them), once the first GEMM_LA tiles' copies are in flight
@@ -3497,7 +3543,8 @@ local function emit_wgmma(spec, P, design)
     local function mb_init(turns)
       return "  if (threadIdx.x == 0) {\n    for (int s = 0; s < STAGES; s++) {\n" ..
         "      kg_mb_init(&gemm_full[s], " .. nfull .. ");\n      kg_mb_init(&gemm_empty[s], " ..
-        (mc and "2 * (GEMM_NT / 32)" or "GEMM_NT") .. ");\n    }\n" ..
+        (mc and "2 * (GEMM_NT / 32)" or "GEMM_NT") .. ");\n" ..
+        (cvt and "      kg_mb_init(&gemm_raw[s], 1);\n" or "") .. "    }\n" ..
         (turns and "    kg_mb_init(&gemm_turn[0], GEMM_NT);\n    kg_mb_init(&gemm_turn[1], GEMM_NT);\n" or "") ..
         -- (TMA copies complete on the barriers: their initialisation is
         -- made visible to the async proxy)
@@ -3524,7 +3571,7 @@ KG_KERNEL void __launch_bounds__(2 * GEMM_NT + 128, 1)$mccl $name(
     $params)
 {
 $smem$fsdecl  float *const gemm_ep = (float *)(gemm_as + STAGES * ($ast + GEMM_FST));
-  __shared__ __align__(8) unsigned long long gemm_full[STAGES], gemm_empty[STAGES], gemm_turn[2];
+  __shared__ __align__(8) unsigned long long gemm_full[STAGES], gemm_empty[STAGES], gemm_turn[2]$raw;
 $mbinit  if ((int)threadIdx.x >= 2 * GEMM_NT) {
 $dec    const int tid = (int)threadIdx.x - 2 * GEMM_NT;
     unsigned it = 0;   /* K tiles through the ring so far */
@@ -3549,6 +3596,7 @@ $colpre$consumer$pins$epi
 $clend}
 ]], { name = spec.kernel, params = params, ct = ct, ast = ast, ptile = ptile, mccl = mccl, clend = clend,
         dec = maxnreg("dec", "GEMM_PREG"), inc = maxnreg("inc", "GEMM_CREG"), mbinit = mb_init(true),
+        raw = cvt and ", gemm_raw[STAGES]" or "",
         producer = body, acczero = acc_zero, pins = pins, epi = epi, smem = smem_head, colpre = colpre,
         fsdecl = "  " .. ct .. " *gemm_fs = gemm_as + STAGES * " .. ast .. ";\n  (void)gemm_fs;\n",
         consumer = "      kg_mb_wait(&gemm_turn[cw], (turn & 1u) ^ (cw == 0 ? 1u : 0u));\n" ..
@@ -3560,7 +3608,7 @@ KG_KERNEL void __launch_bounds__(GEMM_NT + 128, MINB) GEMM_LNCL$mccl $name(
     $params)
 {
 $smem$fsdecl  float *gemm_ct = (float *)gemm_bs;
-  __shared__ __align__(8) unsigned long long gemm_full[STAGES], gemm_empty[STAGES];
+  __shared__ __align__(8) unsigned long long gemm_full[STAGES], gemm_empty[STAGES]$raw;
 $lnsh$tile$mbinit  unsigned it = 0;   /* K tiles through the ring so far */
   if ((int)threadIdx.x >= GEMM_NT) {
 $dec    const int tid = (int)threadIdx.x - GEMM_NT;
@@ -3583,6 +3631,7 @@ $clend}
 ]], { name = spec.kernel, params = params, ct = ct, ast = ast, mccl = mccl, clend = clend,
       tile = design.ln == "prepass" and tile_lnc or mc and fill(tile_mc, { pt = "KG_BID(0) >> 1" }) or tile_code,
       dec = maxnreg("dec", "GEMM_PREG"), inc = maxnreg("inc", "GEMM_CREG"), mbinit = mb_init(false),
+      raw = cvt and ", gemm_raw[STAGES]" or "",
       producer = body, acczero = acc_zero, pins = pins, epi = epi, smem = smem_head,
       lnstats = lnstats, colpre = colpre,
       -- (the epilogue's f32 tile lies over the stages, which the next

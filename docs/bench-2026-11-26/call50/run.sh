@@ -9,7 +9,7 @@ for d in 1 2 12; do
 $K check examples/wavenet_layer.pat --kernel k3_conv1d --dim B=2 --dim C=64 --dim H=32 --dim T=128 --dim DIL=$d $W
 done
 $K check examples/wavenet_layer.pat --kernel k3_conv1d --dim B=2 --dim C=64 --dim H=32 --dim T=256 --dim DIL=4 --dtype DT=bf16 $W
-$K check .devdb/conv_ks.pat $W
+$K check docs/bench-2026-11-26/call50/conv_ks.pat $W
 $K check tests/kernels/gemm_conv_bf16.pat $W
 $K check tests/kernels/gemm_gated_f16.pat --arch sm_90 --configs 6 --where path=wgmma
 } 2>&1 | tee $OUT/check.txt | grep -E " on sm_90|wrong|error:" | head -40
