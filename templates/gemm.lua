@@ -690,6 +690,37 @@ local function conv_tmap(spec, P, cfg)
            box = { conv_w(g, cfg.BM), g.nch, 1 } }
 end
 
+-- load=tma: does an A read along M (a_desc's "m" panels, no prologue) go
+-- by TMA, a box of 64 rows by 64 k a panel, 128-byte swizzled as the
+-- panels are?  Its rows are one contiguous axis, or (b, t) with t
+-- contiguous and T a multiple of 64 (a panel within one batch entry): the
+-- 1x1 convs over [B, C, T], a transposed view.
+local function tma_m(P, design)
+  if design.load ~= "tma" or P.A.kind ~= "strided" or a_desc(P, design) ~= "m" then return false end
+  local mp = P.A.mp
+  if #mp.cd ~= 1 or #mp.zd > 1 or (#mp.zd == 1 and mp.zd[1][2] < 0) then return false end
+  return #mp.rd == 1 or (#mp.rd == 2 and mp.rd[1][2] > 0 and mp.rd[2][1] % 64 == 0)
+end
+
+-- launch()'s tensor map of tma_m's A: dims innermost first, the rows'
+-- contiguous axis, K, then the batch axis of (b, t) rows and the group axis
+-- unless it is broadcast
+local function tmap_m(spec, P)
+  local mp = P.A.mp
+  local es = P.dt == "f32" and 4 or 2
+  local idx
+  for i, a in ipairs(spec.args) do if a == mp.arg then idx = i end end
+  local R = mp.rd[#mp.rd]
+  local t = { arg = idx, dtype = P.dt, off = mp.off * es, swizzle = 128,
+              dims = { R[1], mp.cd[1][1] }, strides = { mp.cd[1][2] * es }, box = { 64, 64 } }
+  local function axis(n, st)
+    t.dims[#t.dims + 1], t.strides[#t.strides + 1], t.box[#t.box + 1] = n, st * es, 1
+  end
+  if #mp.rd == 2 then axis(mp.rd[1][1], mp.rd[1][2]) end
+  if #mp.zd == 1 and mp.zd[1][2] ~= 0 then axis(mp.zd[1][1], mp.zd[1][2]) end
+  return t
+end
+
 -- elements of that buffer
 local function a_fst(P, cfg)
   if not a_two(P, cfg) then return 0 end
@@ -1141,6 +1172,7 @@ function T.launch(spec, cfg)
   if cfg.load ~= "cp" then
     tm = {}
     if tma_a(P, cfg) then tm[1] = tmap_of(spec, P, operand(P, "A", cfg).mp, cfg.BM) end
+    if tma_m(P, cfg) then tm[1] = tmap_m(spec, P) end
     tm[#tm + 1] = tmap_of(spec, P, P.B.mp,
       P.glu and cfg.BN // cfg.WN // 2 or mc and cfg.BN // 2 or cfg.BN, P.glu)
     if conv_tma(P, cfg) then tm[#tm + 1] = conv_tmap(spec, P, cfg) end
@@ -3193,7 +3225,7 @@ static __device__ __forceinline__ void kg_tma$n$m(void *dst, const kg_tmap *m, $
       mc = m and ".multicast::cluster" or "", mreg = m and ", %" .. (n + 3) or "",
       mop = m and ', "h"(mask)' or "" })
   end
-  for n = 2, 3 do t[#t + 1] = copy(n, false) end
+  for n = 2, 4 do t[#t + 1] = copy(n, false) end
   if mcast then
     t[#t + 1] = copy(2, true)
     t[#t + 1] = copy(3, true)
@@ -3249,7 +3281,21 @@ local function tma_issue(P, design, ta)
   local t = { ta and "        {" or "        if (tid == 0) {",
     "          kg_mb_expect(&gemm_full[ws], (unsigned)((" .. (ta and "BM * BK + " or "") ..
     "BN * BK) * sizeof(*bs_w)));" }
-  if ta then t[#t + 1] = "          " .. call("as_w", "kg_tmA", operand(P, "A", design).mp, "m0") end
+  if ta and tma_m(P, design) then
+    -- (tma_m: a copy a panel of 64 rows, its (t, k, b) or (m, k))
+    local mp = P.A.mp
+    local c = #mp.rd == 2 and { "(int)(r % " .. lit(mp.rd[2][1]) .. ")", "(int)k0", "(int)(r / " ..
+      lit(mp.rd[2][1]) .. ")" } or { "(int)r", "(int)k0" }
+    if #mp.zd == 1 and mp.zd[1][2] ~= 0 then c[#c + 1] = "(int)z" end
+    t[#t + 1] = "          #pragma unroll"
+    t[#t + 1] = "          for (int p = 0; p < BM / 64; p++) {"
+    t[#t + 1] = "            const long r = m0 + 64 * p;"
+    t[#t + 1] = string.format("            kg_tma%d(as_w + p * 4096, &kg_tmA, %s, &gemm_full[ws]);", #c,
+      table.concat(c, ", "))
+    t[#t + 1] = "          }"
+  elseif ta then
+    t[#t + 1] = "          " .. call("as_w", "kg_tmA", operand(P, "A", design).mp, "m0")
+  end
   if design.load == "mcast" then
     -- this block's half of B, into both blocks: gemm_glu's value rows
     -- (rank 0) or gate rows (rank 1) of each group, else rows GEMM_MCR of 2
@@ -3370,13 +3416,14 @@ local function emit_wgmma(spec, P, design)
   local ss = a_ss(P, design)
   local mode = a_desc(P, design)
   local early, late, xf = nil, nil, ""
-  local ta = tma_a(P, design)
+  local ta = tma_a(P, design) or tma_m(P, design)
   if ss then
     ast = "BM * BK"
     early, late = ta and "" or loader_swz(spec, P, design, "A"), ""
   elseif mode then
     ast = "BM * BK"
     early, xf = adesc_code(spec, P, design, mode)
+    if tma_m(P, design) then early = "" end
     if design.sched == "ws" and P.A.kind == "ln" then
       xf = ws_ln_xform(spec, P)
       if ws_ln_gb(P) then early = early .. ws_ln_gb_load(spec, P) end

@@ -191,6 +191,38 @@ if [ "$mode" = sm_90 ]; then
     rm -rf "$cd_"
     verdict "wgmma dilated conv panels" "raw rows staged, taps shifted in place, T % BM enforced"
 fi
+# load=tma for an A read along M (a 1x1 conv over [B, C, T]): a TMA copy of
+# each 64-row panel, 128-byte swizzled as the cp.async panels are, from a
+# map of (t, c, b) where T is a multiple of 64; else the producer's
+# cp.async.  The dilated conv's raw rows go by one unswizzled box.
+if [ "$mode" = sm_90 ]; then
+    total=$((total + 1))
+    td=$(mktemp -d)
+    bad=
+    w=$src/examples/wavenet_layer.pat
+    W="--backend cuda --arch sm_90 --where path=wgmma --where load=tma --where sched=pp"
+    # shellcheck disable=SC2086
+    {
+    "$kgen" gen "$w" --dim B=2 --dim C=64 --dim H=32 --dim T=128 --kernel k4_conv1x1_residual $W -o "$td/a" &&
+    "$kgen" gen "$w" --dim B=2 --dim C=64 --dim H=32 --dim T=96 --kernel k4_conv1x1_residual $W -o "$td/b" &&
+    "$kgen" gen "$w" --dim B=2 --dim C=64 --dim H=32 --dim T=128 --kernel k3_conv1d $W -o "$td/c"
+    } >/dev/null 2>&1 || bad="$bad gen"
+    has_all panels "$(ls "$td"/a/*.cu 2>/dev/null)" 'const __grid_constant__ kg_tmap kg_tmA' \
+        'kg_tma3(as_w + p * 4096, &kg_tmA, (int)(r % 128L), (int)k0, (int)(r / 128L), &gemm_full[ws]);' \
+        'kg_mb_init(&gemm_full[s], 1);'
+    ! grep -q 'kg_gemm_cp16(as_w' "$(ls "$td"/a/*.cu 2>/dev/null)" || bad="$bad panels:cp16"
+    has_all t96 "$(ls "$td"/b/*.cu 2>/dev/null)" 'kg_gemm_cp16(as_w'
+    ! grep -q 'kg_tmA' "$(ls "$td"/b/*.cu 2>/dev/null)" || bad="$bad t96:tmA"
+    has_all raw "$(ls "$td"/c/*.cu 2>/dev/null)" 'kg_tma3(fs_w, &kg_tmX,' \
+        'kg_mb_wait(&gemm_raw[xs], ((it + (unsigned)kx) / STAGES) & 1u);' 'kg_mb_init(&gemm_raw[s], 1);'
+    # the raw rows' box: at most 256 values, so BM = 256 has no load=tma config
+    refused gemm "$w" --arch sm_90 --kernel k3_conv1d --dim T=1536 --where load=tma --where BM=256 ||
+        bad="$bad raw-box"
+    refused gemm "$w" --arch sm_90 --kernel k3_conv1d --dim T=1536 --where load=tma --where BM=128 &&
+        bad="$bad raw-bm128"
+    rm -rf "$td"
+    verdict "wgmma TMA of A along M" "64-row panels by TMA where T % 64 == 0, the conv's raw rows in one box"
+fi
 # sched=ws: a producer warpgroup feeds the stages through mbarriers
 # (cp.async arrives on them itself; gated's prologue arrives after its pass)
 # and, with two consumer warpgroups, hands them its registers by
