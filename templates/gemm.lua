@@ -1113,6 +1113,13 @@ function T.rank(spec, cfg)
     if ws and cfg.WM * cfg.WN >= 4 then ew = ew / 2 end
   end
   local i = tm * tn / (tm + tn)
+  -- (wgmma with a pass over each landed A tile, the conv's shifts or a
+  -- prologue: the pass's shared-memory traffic competes with the MMAs',
+  -- and each m64nN instruction reads its A and B anew, so the intensity
+  -- is the instruction's: the dilated conv ran 4 to 9% faster at WM = 2,
+  -- m64n256, than at WN = 2, where without a pass WN = 2 was 5 to 10%
+  -- faster; docs/performance.md attempt 16, H200)
+  if cfg.path == "wgmma" and a_desc(P, cfg) and P.A.kind ~= "strided" then i = 64 * tn / (64 + tn) end
   local et = i / (i + (cfg.path == "wgmma" and 32 or reuse))
   local ek = cfg.BK / (cfg.BK + 8)
   -- loads in flight behind the MMAs (sched=ws/pp: a fourth stage was 5 to
