@@ -40,6 +40,28 @@ typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
 typedef struct CUevent_st *CUevent;
 
+/* cuLaunchKernelEx's configuration (CUDA 11.8), with the one attribute
+ * used: CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION. */
+typedef struct CUlaunchAttribute {
+    int id;
+    char pad[8 - sizeof(int)];
+    union {
+        char pad[64];
+        unsigned programmatic;       /* programmaticStreamSerializationAllowed */
+    } value;
+} CUlaunchAttribute;
+
+typedef struct CUlaunchConfig {
+    unsigned gridDimX, gridDimY, gridDimZ;
+    unsigned blockDimX, blockDimY, blockDimZ;
+    unsigned sharedMemBytes;
+    CUstream hStream;
+    CUlaunchAttribute *attrs;
+    unsigned numAttrs;
+} CUlaunchConfig;
+
+enum { CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION = 6 };
+
 enum {
     CUDA_SUCCESS = 0,
     CUDA_ERROR_INVALID_VALUE = 1,
@@ -157,6 +179,8 @@ static struct {
                                        const uint32_t *estrides,
                                        int interleave, int swizzle, int l2,
                                        int oob);        /* CUDA 12.0 */
+    CUresult (*cuLaunchKernelEx)(const CUlaunchConfig *config, CUfunction f,
+                                 void **params, void **extra); /* 11.8 */
     int status;                /* KGRT_OK once the driver is usable */
     int ndev;                  /* devices, when status is KGRT_OK */
     int version;               /* cuDriverGetVersion: 12040 for 12.4 */
@@ -171,6 +195,9 @@ typedef struct cu_device {
     CUdevice dev;
     CUcontext ctx;             /* the primary context, retained */
     CUstream stream;
+    bool after;                /* KGRT_LAUNCH_AFTER is honoured: sm_90 or
+                                  newer, cuLaunchKernelEx, and KGRT_PDL
+                                  is not "0" */
 } cu_device;
 
 typedef struct cu_buffer {
@@ -308,6 +335,7 @@ static void cu_load(void)
            0);
     cu_sym((void **)&cu.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled",
            NULL, NULL, 0);
+    cu_sym((void **)&cu.cuLaunchKernelEx, "cuLaunchKernelEx", NULL, NULL, 0);
     if (!SYM(cuInit) || !SYM(cuDriverGetVersion) || !SYM(cuDeviceGetCount) ||
         !SYM(cuDeviceGet) || !SYM(cuDeviceGetName) ||
         !SYM(cuDeviceGetAttribute) || !SYM(cuDeviceTotalMem_v2))
@@ -513,6 +541,11 @@ static int cuda_device_open(int index, kgrt_device **out)
         goto cleanup;
     }
     d->base.stream0.native = d->stream;
+    {
+        const char *e = getenv("KGRT_PDL");
+        d->after = cu.cuLaunchKernelEx && atoi(d->base.info.arch + 3) >= 90 &&
+                   !(e && strcmp(e, "0") == 0);
+    }
     *out = &d->base;
     return KGRT_OK;
 cleanup:
@@ -1077,7 +1110,8 @@ static int encode_tmap(const char *name, int i, const kgrt_arg *a,
 
 static int cuda_launch(kgrt_kernel *base, void *stream,
                        const unsigned grid[3], const unsigned block[3],
-                       size_t dyn, const kgrt_arg *args, int nargs, double *ms)
+                       size_t dyn, const kgrt_arg *args, int nargs, double *ms,
+                       unsigned flags)
 {
     cu_kernel *k = (cu_kernel *)base;
     cu_device *d = DEV(base->mod->dev);
@@ -1137,8 +1171,19 @@ static int cuda_launch(kgrt_kernel *base, void *stream,
             goto cleanup;
         }
     }
-    r = cu.cuLaunchKernel(k->fn, grid[0], grid[1], grid[2], block[0], block[1],
-                          block[2], (unsigned)dyn, st, params, NULL);
+    if ((flags & KGRT_LAUNCH_AFTER) && d->after && !ms) {
+        CUlaunchAttribute at;
+        CUlaunchConfig cf = { grid[0], grid[1], grid[2], block[0], block[1],
+                              block[2], (unsigned)dyn, st, &at, 1 };
+        memset(&at, 0, sizeof at);
+        at.id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        at.value.programmatic = 1;
+        r = cu.cuLaunchKernelEx(&cf, k->fn, params, NULL);
+    } else {
+        r = cu.cuLaunchKernel(k->fn, grid[0], grid[1], grid[2], block[0],
+                              block[1], block[2], (unsigned)dyn, st, params,
+                              NULL);
+    }
     if (r != CUDA_SUCCESS) {
         /* An invalid configuration the checks in kgrt.c did not catch. */
         const char *s = cu_errstr(r);

@@ -101,6 +101,11 @@ static int get_kernel(const kgrt_fused_kernel *k, kgrt_device *d,
         if (rc == KGRT_OK && (rc = kgrt_kernel_get(mod, k->name, &kern)) < 0)
             kgrt_module_unload(mod);
         if (rc == KGRT_OK) {
+            /* A kernel of kgen's templates starts with KG_GRID_DEP, which
+               on sm_90 waits for the grid before it: only such a kernel
+               may begin launching while that grid runs.  (A template
+               without it is launched plainly.) */
+            kern->grid_dep = k->ptx && strstr(k->ptx, "griddepcontrol.wait");
             slot->mod = mod;
             slot->kern = kern;
             __atomic_store_n(&slot->dev, d, __ATOMIC_RELEASE);
@@ -300,8 +305,9 @@ int kgrt_fused_launch(const kgrt_fused_kernel *const *variants, int nvariants,
         return rc;
     if ((rc = add_tmaps(k, args, n)) < 0 || (rc = get_kernel(k, d, &kern)) < 0)
         return rc;
-    return kgrt_launch_on(kern, s, k->grid, k->block, k->smem, args,
-                          n + k->ntmaps);
+    return kgrt_launch_flags(kern, s, k->grid, k->block, k->smem, args,
+                             n + k->ntmaps,
+                             kern->grid_dep ? KGRT_LAUNCH_AFTER : 0);
 }
 
 static const kgrt_fused_variant *find_variant(const kgrt_fused_model *m,
@@ -389,8 +395,10 @@ int kgrt_fused_forward(const kgrt_fused_model *m, kgrt_stream *s,
         if ((rc = add_tmaps(k, args, k->nargs)) < 0 ||
             (rc = get_kernel(k, d, &kern)) < 0)
             return rc;
-        if ((rc = kgrt_launch_on(kern, s, k->grid, k->block, k->smem, args,
-                                 k->nargs + k->ntmaps)) < 0)
+        if ((rc = kgrt_launch_flags(kern, s, k->grid, k->block, k->smem,
+                                    args, k->nargs + k->ntmaps,
+                                    kern->grid_dep ? KGRT_LAUNCH_AFTER
+                                                   : 0)) < 0)
             return rc;
     }
     return KGRT_OK;

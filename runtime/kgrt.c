@@ -899,7 +899,7 @@ static void log_launch(const kgrt_kernel *k, const unsigned grid[3],
 
 static int launch(kgrt_kernel *k, kgrt_stream *s, const unsigned grid[3],
                   const unsigned block[3], size_t dyn, const kgrt_arg *args,
-                  int nargs, double *ms)
+                  int nargs, double *ms, unsigned flags)
 {
     kgrt_device *d;
     double t = 0;
@@ -915,7 +915,7 @@ static int launch(kgrt_kernel *k, kgrt_stream *s, const unsigned grid[3],
     if (!ms && logging())
         ms = &t;
     rc = note_status(d, d->ops->launch(k, s->native, grid, block, dyn, args,
-                                       nargs, ms));
+                                       nargs, ms, ms ? 0 : flags));
     if (rc == KGRT_OK && ms == &t)
         log_launch(k, grid, block, t);
     return rc;
@@ -925,7 +925,7 @@ int kgrt_launch(kgrt_kernel *k, const unsigned grid[3], const unsigned block[3],
                 size_t dynamic_shared, const kgrt_arg *args, int nargs)
 {
     kgrt_clear_error();
-    return launch(k, NULL, grid, block, dynamic_shared, args, nargs, NULL);
+    return launch(k, NULL, grid, block, dynamic_shared, args, nargs, NULL, 0);
 }
 
 int kgrt_launch_on(kgrt_kernel *k, kgrt_stream *s, const unsigned grid[3],
@@ -933,7 +933,15 @@ int kgrt_launch_on(kgrt_kernel *k, kgrt_stream *s, const unsigned grid[3],
                    const kgrt_arg *args, int nargs)
 {
     kgrt_clear_error();
-    return launch(k, s, grid, block, dynamic_shared, args, nargs, NULL);
+    return launch(k, s, grid, block, dynamic_shared, args, nargs, NULL, 0);
+}
+
+int kgrt_launch_flags(kgrt_kernel *k, kgrt_stream *s, const unsigned grid[3],
+                      const unsigned block[3], size_t dynamic_shared,
+                      const kgrt_arg *args, int nargs, unsigned flags)
+{
+    kgrt_clear_error();
+    return launch(k, s, grid, block, dynamic_shared, args, nargs, NULL, flags);
 }
 
 int kgrt_launch_timed(kgrt_kernel *k, const unsigned grid[3],
@@ -946,7 +954,7 @@ int kgrt_launch_timed(kgrt_kernel *k, const unsigned grid[3],
         *ms = 0;
     if (!ms)
         return kgrt_error(KGRT_EINVAL, "kgrt_launch_timed: ms is NULL");
-    rc = launch(k, NULL, grid, block, dynamic_shared, args, nargs, ms);
+    rc = launch(k, NULL, grid, block, dynamic_shared, args, nargs, ms, 0);
     if (rc < 0)
         *ms = 0;
     return rc;

@@ -69,6 +69,9 @@ struct kgrt_kernel {
     int nparams;                     /* -1 when the backend cannot tell */
     size_t *param_size;              /* nparams entries when known (owned
                                         by the backend's kernel) */
+    bool grid_dep;                   /* its PTX waits for the grid before
+                                        it (KG_GRID_DEP): fused.c launches
+                                        it with KGRT_LAUNCH_AFTER */
 };
 
 struct kgrt_module {
@@ -120,11 +123,24 @@ struct kgrt_backend_ops {
     void (*event_destroy)(kgrt_device *d, void *ev);
 
     /* Launch on stream (a native handle); with ms != NULL wait for it and
-     * time it. */
+     * time it.  flags: KGRT_LAUNCH_* below. */
     int (*launch)(kgrt_kernel *k, void *stream, const unsigned grid[3],
                   const unsigned block[3], size_t dynamic_shared,
-                  const kgrt_arg *args, int nargs, double *ms);
+                  const kgrt_arg *args, int nargs, double *ms,
+                  unsigned flags);
 };
+
+/* The kernel may begin launching while the kernel before it in the stream
+ * still runs (CUDA's programmatic stream serialization, sm_90 and newer):
+ * for kernels whose every block first waits for that grid to finish
+ * (templates/lib.lua's KG_GRID_DEP).  A backend that cannot overlap
+ * launches ignores it, and so does a timed launch. */
+#define KGRT_LAUNCH_AFTER 1u
+
+/* kgrt_launch_on with flags: the fused forward's launches (fused.c). */
+int kgrt_launch_flags(kgrt_kernel *k, kgrt_stream *s, const unsigned grid[3],
+                      const unsigned block[3], size_t dynamic_shared,
+                      const kgrt_arg *args, int nargs, unsigned flags);
 
 extern const kgrt_backend_ops kgrt_cuda_ops;
 extern const kgrt_backend_ops kgrt_opencl_ops;

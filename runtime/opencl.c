@@ -848,8 +848,9 @@ static int set_arg(ocl_kernel *k, int i, const kgrt_arg *a, cl_mem *sub)
 static int opencl_launch(kgrt_kernel *base, void *stream,
                          const unsigned grid[3], const unsigned block[3],
                          size_t dyn, const kgrt_arg *args, int nargs,
-                         double *ms)
+                         double *ms, unsigned flags)
 {
+    (void)flags;                       /* OpenCL queues launch in order */
     ocl_kernel *k = (ocl_kernel *)base;
     ocl_device *d = DEV(base->mod->dev);
     cl_command_queue q = (cl_command_queue)stream;
@@ -996,10 +997,11 @@ static int opencl_kernel_get(kgrt_module *m, const char *name,
 static void opencl_kernel_release(kgrt_kernel *k) { (void)k; }
 static int opencl_launch(kgrt_kernel *k, void *stream, const unsigned grid[3],
                          const unsigned block[3], size_t dyn,
-                         const kgrt_arg *args, int nargs, double *ms)
+                         const kgrt_arg *args, int nargs, double *ms,
+                         unsigned flags)
 {
     (void)k; (void)stream; (void)grid; (void)block; (void)dyn; (void)args;
-    (void)nargs; (void)ms;
+    (void)nargs; (void)ms; (void)flags;
     return no_opencl();
 }
 static void *opencl_buffer_native(const kgrt_buffer *b)

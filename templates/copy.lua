@@ -347,6 +347,7 @@ function T.emit(spec, design)
 KG_KERNEL void %s(
     %s)
 {
+  KG_GRID_DEP();
 %s
 %s
 }

@@ -452,6 +452,7 @@ function T.emit(spec, design)
 KG_KERNEL void %s(
     %s)
 {
+  KG_GRID_DEP();
 %s
 }
 ]], spec.kernel, kg.params(spec), body)

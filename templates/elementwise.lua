@@ -400,6 +400,7 @@ function T.emit(spec, design)
 KG_KERNEL void %s(
     %s)
 {
+  KG_GRID_DEP();
   long base = KG_BID(0) * KG_BDIM(0) * ITEMS + KG_TID(0);
 #if VEC > 1
   for (int it = 0; it < ITEMS; it++) {

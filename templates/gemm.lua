@@ -1904,6 +1904,7 @@ local function emit_simt(spec, P, design)
 KG_KERNEL void $bounds$name(
     $params)
 {
+  KG_GRID_DEP();
   KG_SHARED float gemm_as[BK * GEMM_APITCH];
   KG_SHARED float gemm_bs[BK * GEMM_BPITCH];
 $lnsh
@@ -2181,6 +2182,7 @@ local function emit_mma(spec, P, design)
 KG_KERNEL void __launch_bounds__(GEMM_NT) GEMM_CLUSTER $name(
     $params)
 {
+  KG_GRID_DEP();
   extern __shared__ __align__(16) unsigned char kg_gemm_smem[];
   $ct *gemm_as = ($ct *)kg_gemm_smem;
   $ct *gemm_bs = gemm_as + STAGES * $ast;
@@ -3624,6 +3626,7 @@ local function emit_wgmma(spec, P, design)
 KG_KERNEL void __launch_bounds__(2 * GEMM_NT + 128, 1)$mccl $name(
     $params)
 {
+  KG_GRID_DEP();
 $smem$fsdecl  float *const gemm_ep = (float *)(gemm_as + STAGES * ($ast + GEMM_FST));
   __shared__ __align__(8) unsigned long long gemm_full[STAGES], gemm_empty[STAGES], gemm_turn[2]$raw;
 $mbinit  if ((int)threadIdx.x >= 2 * GEMM_NT) {
@@ -3661,6 +3664,7 @@ $clend}
 KG_KERNEL void __launch_bounds__(GEMM_NT + 128, MINB) GEMM_LNCL$mccl $name(
     $params)
 {
+  KG_GRID_DEP();
 $smem$fsdecl  float *gemm_ct = (float *)gemm_bs;
   __shared__ __align__(8) unsigned long long gemm_full[STAGES], gemm_empty[STAGES]$raw;
 $lnsh$tile$mbinit  unsigned it = 0;   /* K tiles through the ring so far */
@@ -3793,6 +3797,7 @@ $clend}
 KG_KERNEL void __launch_bounds__(GEMM_NT, MINB) $name(
     $params)
 {
+  KG_GRID_DEP();
 $smem  $ct *gemm_fs = gemm_as + STAGES * $ast;  /* gated's filter half, the conv's raw rows (a_desc) */
   float *gemm_ct = (float *)gemm_bs;
   (void)gemm_fs;

@@ -80,6 +80,16 @@ end
 --   KG_SHARED      block-shared memory qualifier
 --   KG_BARRIER()   block barrier
 --   KG_TID(a) KG_BID(a) KG_BDIM(a) KG_GDIM(a)   thread/block indices
+--   KG_GRID_DEP()  every kernel's first statement.  On sm_90 it waits until
+--                  the grid before it in the stream has finished and its
+--                  writes are visible (griddepcontrol.wait), then lets the
+--                  grid after it start launching (launch_dependents): a
+--                  model's forward launches its kernels with programmatic
+--                  stream serialization (runtime/fused.c), so each kernel's
+--                  blocks are placed while the one before still runs, and
+--                  nothing of them touches memory before it has finished.
+--                  Launched plainly, the wait returns at once.  Elsewhere a
+--                  no-op.
 -- and the bf16 and rounding helpers.
 function kg.prelude(spec)
   if spec.backend == "cuda" then
@@ -97,6 +107,11 @@ function kg.prelude(spec)
 #define KG_GDIM(a) ((long)(a == 0 ? gridDim.x : a == 1 ? gridDim.y : gridDim.z))
 #define KG_INF __int_as_float(0x7f800000)
 #define KG_NAN __int_as_float(0x7fffffff)
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define KG_GRID_DEP() asm volatile("griddepcontrol.wait;\n\tgriddepcontrol.launch_dependents;" ::: "memory")
+#else
+#define KG_GRID_DEP() ((void)0)
+#endif
 __device__ __forceinline__ float kg_round_f16(float x) { return __half2float(__float2half_rn(x)); }
 __device__ __forceinline__ float kg_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
 /* kg.fastmath: GELU, sigmoid and tanh from the hardware's 2^x and 1/x
@@ -181,6 +196,7 @@ template <int N> __device__ __forceinline__ void kg_silu_n(float *x)
 #define KG_GDIM(a) ((long)get_num_groups(a))
 #define KG_INF INFINITY
 #define KG_NAN NAN
+#define KG_GRID_DEP() ((void)0)
 float kg_bf16_to_float(ushort h) { return as_float(((uint)h) << 16); }
 ushort kg_float_to_bf16(float x) {
   uint u = as_uint(x);

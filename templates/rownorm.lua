@@ -459,6 +459,7 @@ function T.emit(spec, design)
 KG_KERNEL void %s(
     %s)
 {
+  KG_GRID_DEP();
 %s
   const int tid = (int)KG_TID(0);
   const int lane = tid %% TPR;

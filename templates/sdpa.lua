@@ -459,6 +459,7 @@ local function emit_simt(spec, I)
                              or "KG_KERNEL @QUAL void @KERNEL(\n    @PARAMS)\n", vars)
   src[#src + 1] = block(kg.line(), [[
 {
+  KG_GRID_DEP();
   KG_SHARED float sd_q[BLOCK_M * @QW];
   KG_SHARED float sd_kv[BLOCK_N * @KVW];
   KG_SHARED float sd_p[BLOCK_M * SD_PW];
@@ -695,6 +696,7 @@ static __device__ __forceinline__ float sd_exp2(float x)
 KG_KERNEL void __launch_bounds__(SD_THREADS) SD_CLUSTER @KERNEL(
     @PARAMS)
 {
+  KG_GRID_DEP();
   extern __shared__ __align__(16) @ETY sd_smem[];
   @ETY *sd_qs = sd_smem;                     /* [BLOCK_M][@QST] */
   @ETY *sd_ks = sd_qs + BLOCK_M * @QST;      /* [BLOCK_N][@QST] */
