@@ -118,6 +118,10 @@
 -- empty barriers, a warp at a time), and the pair meets at a cluster barrier after setting
 -- up its barriers and before it exits.  A without a prologue only; the
 -- pair's second tile may lie past M (zero-filled, not stored).
+-- load=cp4 (mma, f32, an A read along M: the conv's view, a strided
+-- view): A's tile fills by cp.async a value (4 bytes) at a time, zero
+-- outside x, in the stage ring with B, so its loads run STAGES - 1 K tiles
+-- ahead of the MMAs instead of the register path's one (loader_trans).
 -- Design knob `ln`: "none" for every kernel but ln_gemm_gelu, which takes
 -- "prepass" (per-row mean/rstd computed by each block before its K loop:
 -- on the tensor-core paths with x contiguous along K a warp per row in one
@@ -135,8 +139,9 @@ local T = {
     prologue = { "regs", "smem" },   -- wgmma: where A's prologue runs (a_desc)
     sched = { "sync", "ws", "pp" },  -- wgmma: one team, a producer warpgroup (ws), or that and
                                      -- two consumers on alternate tiles of a persistent block (pp)
-    load = { "cp", "tma", "mcast" }, -- ws/pp: the producer copies by cp.async, by TMA, or by TMA
-                                     -- multicast to a cluster of two blocks sharing B
+    load = { "cp", "tma", "mcast", "cp4" }, -- ws/pp: the producer copies by cp.async, by TMA,
+                                     -- or by TMA multicast to a cluster of two blocks sharing B;
+                                     -- cp4: mma's f32 A rows by cp.async, a value at a time
   },
   tuning = {
     BM = { 16, 32, 64, 128, 256 },
@@ -555,6 +560,16 @@ local function a_trans(P, design)
     not fast(nil, P, P.A, design)
 end
 
+-- load=cp4 (mma, f32): is A read along M, and either the conv's view of an
+-- f32 x (stride 1) or a strided f32 view, so that loader_trans lands it by
+-- cp.async?
+local function cp4_ok(P, design)
+  local o = P.A
+  if not a_trans(P, design) then return false end
+  if o.kind == "conv" then return o.stride == 1 and o.Tout >= P.vec and o.x.dtype == "f32" end
+  return o.kind == "strided" and o.mp.arg.dtype == "f32"
+end
+
 -- wgmma: does A go straight from global to a swizzled tile that wgmma reads
 -- through a descriptor (contiguous along K, no prologue), or through
 -- registers (ldmatrix from the mma path's tiles)?
@@ -901,7 +916,11 @@ function T.constraints(spec, cfg)
       return false, "sched=ws: A must reach wgmma through a descriptor"
     end
   end
-  if cfg.load ~= "cp" then
+  if cfg.load == "cp4" then
+    if cfg.path ~= "mma" or P.dt ~= "f32" or not cp4_ok(P, cfg) then
+      return false, "load=cp4: mma's f32 A read along M by cp.async"
+    end
+  elseif cfg.load ~= "cp" then
     if cfg.sched ~= "ws" and cfg.sched ~= "pp" then
       return false, "load=tma/mcast: the copies of a ws or pp producer"
     end
@@ -968,7 +987,7 @@ function T.constraints(spec, cfg)
     if smem > spec.limits.smem then return false, "shared memory over the limit" end
   elseif cfg.path == "wgmma" then
     if BK ~= 64 then return false, "the 128-byte swizzle takes BK = 64" end
-    if cfg.load ~= "cp" and P.glu and (BN // cfg.WN) % 16 ~= 0 then
+    if (cfg.load == "tma" or cfg.load == "mcast") and P.glu and (BN // cfg.WN) % 16 ~= 0 then
       return false, "load=tma: gemm_glu's half groups in whole swizzle atoms (8 rows)"
     end
     if not fits(BM, P.M, 64) then return false, "BM larger than M needs" end
@@ -1131,7 +1150,10 @@ function T.rank(spec, cfg)
   local ea = 1
   if cfg.path ~= "simt" and not fast(spec, P, operand(P, "A", cfg), cfg) and
       not a_desc(P, cfg) then
-    ea = 1 / (1 + cfg.BM * cfg.BK / ((cfg.path == "wgmma" and 32 or 8) * nt))
+    -- (load=cp4: the copies run STAGES - 1 K tiles ahead, but each value
+    -- still costs its thread about 20 instructions of index arithmetic and
+    -- its cp.async: a third of the register path's weight, a guess)
+    ea = 1 / (1 + cfg.BM * cfg.BK / ((cfg.path == "wgmma" and 32 or cfg.load == "cp4" and 24 or 8) * nt))
   end
   -- a_desc's pass over each landed A tile (a prologue, the conv's shifts):
   -- about 64 columns' worth of MMA time per row, whatever BN
@@ -1176,7 +1198,7 @@ function T.launch(spec, cfg)
   -- blocks over pairs of row tiles)
   local tm
   local mc = cfg.load == "mcast"
-  if cfg.load ~= "cp" then
+  if cfg.load == "tma" or mc then
     tm = {}
     if tma_a(P, cfg) then tm[1] = tmap_of(spec, P, operand(P, "A", cfg).mp, cfg.BM) end
     if tma_m(P, cfg) then tm[1] = tmap_m(spec, P) end
@@ -1319,7 +1341,7 @@ end
 -- the tile.  Each thread takes 8 consecutive rows at one k: one 16-byte
 -- load when the rows are contiguous and aligned (mvec), else 8 coalesced
 -- scalar loads; the store is one 16-byte vector.
-local function loader_trans(spec, P, dst)
+local function loader_trans(spec, P, dst, cp4)
   local o, dt, G = P.A, P.dt, P.vec
   local L = I32 and tostring or lit
   local ct = kg.ctype(spec, dt)
@@ -1338,6 +1360,80 @@ $pre
   -- the scalar fetches fill gemm_av; their put converts and packs it
   decl = "float gemm_av[GEMM_TAI][" .. G .. "];"
   put = pack("", kg.store(spec, dt, "pk", "j", "gemm_av[i][j]"))
+  -- cp4 (mma, f32): an f32 A whose rows are not 16-byte runs lands a value
+  -- at a time by cp.async (4 bytes, zero-filled outside x), in the stage
+  -- ring with B, STAGES - 1 K tiles ahead of the MMAs: the register path
+  -- below keeps its loads one K tile ahead, too little to hide them at
+  -- small M (the f32 convs at B = 1, T = 861).  The conv's and the
+  -- strided view's index arithmetic is the register path's.
+  local L4 = I32 and "int" or "long"
+  if cp4 and o.kind == "conv" and o.stride == 1 and o.Tout >= G and o.x.dtype == "f32" then
+    local wrap = o.Tout % G ~= 0
+    local x = o.x.cname
+    put = fill([[
+          const $ix cb = ($ix)r0 / $Tout, ct0 = ($ix)r0 % $Tout, cci = ($ix)k / $KS, ckk = ($ix)k % $KS;
+          const $ix cbase = $off + cb * $sxB + (($ix)z * $Cig + cci) * $sxC;
+          const $ix ctb = ct0 - $pad + ckk * $dil;
+          #pragma unroll
+          for (int j = 0; j < $G; j++) {
+$each
+          }]], { Tout = L(o.Tout), KS = L(o.KS), off = L(o.off), sxB = L(o.sxB),
+                 Cig = L(o.Cig), sxC = L(o.sxC), pad = L(o.pad), dil = L(o.dil), G = G, ix = L4,
+                 each = fill(wrap and [[
+            const bool nx = ct0 + j >= $Tout;
+            const $ix tin = ctb + j - (nx ? $Tout : 0);
+            const bool ok = r0 + j < GEMM_M && k < GEMM_K && tin >= 0 && tin < $Tin;
+            kg_gemm_cp4($dst + ki * GEMM_BMP + rg + j, $x + (ok ? cbase + (nx ? $sxB : 0) + tin * $sxT : 0), ok);]] or [[
+            const $ix tin = ctb + j;
+            const bool ok = r0 < GEMM_M && k < GEMM_K && tin >= 0 && tin < $Tin;
+            kg_gemm_cp4($dst + ki * GEMM_BMP + rg + j, $x + (ok ? cbase + tin * $sxT : 0), ok);]],
+                   { Tout = L(o.Tout), Tin = L(o.Tin), ix = L4, sxB = L(o.sxB), sxT = L(o.sxT),
+                     dst = dst, x = x }) })
+    return "", "", kg.line() .. "\n" .. fill([[
+      #pragma unroll
+      for (int i = 0; i < GEMM_TAI; i++) {
+        const int e = tid + i * GEMM_NT;
+        if ((BK * (BM / $G)) % GEMM_NT == 0 || e < BK * (BM / $G)) {
+          const int ki = e / (BM / $G), rg = e % (BM / $G) * $G;
+          const long r0 = m0 + rg, k = k0 + ki;
+$body
+        }
+      }
+]], { body = put, G = G })
+  end
+  if cp4 and o.kind == "strided" and o.mp.arg.dtype == "f32" and mvec(o.mp, G) then
+    -- (rows in 16-byte runs: a group of G at a time)
+    return "", "", kg.line() .. "\n" .. fill([[
+      #pragma unroll
+      for (int i = 0; i < GEMM_TAI; i++) {
+        const int e = tid + i * GEMM_NT;
+        if ((BK * (BM / $G)) % GEMM_NT == 0 || e < BK * (BM / $G)) {
+          const int ki = e / (BM / $G), rg = e % (BM / $G) * $G;
+          const long r0 = m0 + rg, k = k0 + ki;
+          const bool ok = r0 < GEMM_M && k < GEMM_K;
+          kg_gemm_cp16($dst + ki * GEMM_BMP + rg, $x + (ok ? $addr : 0), ok);
+        }
+      }
+]], { G = G, dst = dst, x = o.mp.arg.cname, addr = addr(o.mp, "z", "r0", "k") })
+  end
+  if cp4 and o.kind == "strided" and o.mp.arg.dtype == "f32" then
+    return "", "", kg.line() .. "\n" .. fill([[
+      #pragma unroll
+      for (int i = 0; i < GEMM_TAI; i++) {
+        const int e = tid + i * GEMM_NT;
+        if ((BK * (BM / $G)) % GEMM_NT == 0 || e < BK * (BM / $G)) {
+          const int ki = e / (BM / $G), rg = e % (BM / $G) * $G;
+          const long k = k0 + ki;
+          #pragma unroll
+          for (int j = 0; j < $G; j++) {
+            const long r = m0 + rg + j;
+            const bool ok = r < GEMM_M && k < GEMM_K;
+            kg_gemm_cp4($dst + ki * GEMM_BMP + rg + j, $x + (ok ? $addr : 0), ok);
+          }
+        }
+      }
+]], { G = G, dst = dst, x = o.mp.arg.cname, addr = addr(o.mp, "z", "r", "k") })
+  end
   if o.kind == "strided" and mvec(o.mp, G) then
     decl = "uint4 gemm_ar[GEMM_TAI];"
     fetch = fill([[
@@ -1972,6 +2068,12 @@ static __device__ __forceinline__ void kg_gemm_cp16(void *s, const void *g, int 
   unsigned a = (unsigned)__cvta_generic_to_shared(s);
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" :: "r"(a), "l"(g), "r"(ok ? 16 : 0));
 }
+/* 4 bytes (an f32 A value, loader_trans's cp4), zero-filled unless ok */
+static __device__ __forceinline__ void kg_gemm_cp4(void *s, const void *g, int ok)
+{
+  unsigned a = (unsigned)__cvta_generic_to_shared(s);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(a), "l"(g), "r"(ok ? 4 : 0));
+}
 static __device__ __forceinline__ void kg_gemm_commit(void)
 {
   asm volatile("cp.async.commit_group;\n" ::);
@@ -2143,7 +2245,7 @@ local function emit_mma(spec, P, design)
   local atr = a_trans(P, design)
   local ast = atr and "BK * GEMM_BMP" or "BM * GEMM_BKP"
   local adecl, afetch, aput = "", "", ""
-  if atr then adecl, afetch, aput = loader_trans(spec, P, "as_w") end
+  if atr then adecl, afetch, aput = loader_trans(spec, P, "as_w", design.load == "cp4") end
   local function sta(ri, ki, v) return kg.store(spec, dt, "as_w", ri .. " * GEMM_BKP + " .. ki, v) end
   local function stb(ri, ki, v) return kg.store(spec, dt, "bs_w", ri .. " * GEMM_BKP + " .. ki, v) end
   local fold = ""
