@@ -1,5 +1,5 @@
 #!/bin/bash
-# call 1 (session 19): fp32 WaveNet B=1: bench at budget 24, the kernels' durations and gaps, ncu of its GEMMs
+# call 57 (session 19): fp32 WaveNet B=1: bench at budget 24, the kernels' durations and gaps, ncu of its GEMMs
 # (.devdb/prof.py: the first form of tools/bench/prof.py; .devdb/ carried build-dev-bin and the DB)
 export PYTHONUNBUFFERED=1 KGEN_TEMPLATES=$PWD/templates KGEN_PATTERNS=$PWD/patterns
 K=build-dev-bin/kgen

@@ -1,5 +1,5 @@
 #!/bin/bash
-# call 2: PDL (KG_GRID_DEP + programmatic stream serialization): the fp32 blocks beside PyTorch; WaveNet with KGRT_PDL=0 and 1
+# call 58: PDL (KG_GRID_DEP + programmatic stream serialization): the fp32 blocks beside PyTorch; WaveNet with KGRT_PDL=0 and 1
 # (.devdb/prof.py: the first form of tools/bench/prof.py; .devdb/ carried build-dev-bin and the DB)
 export PYTHONUNBUFFERED=1 KGEN_TEMPLATES=$PWD/templates KGEN_PATTERNS=$PWD/patterns
 K=build-dev-bin/kgen

@@ -1,5 +1,5 @@
 #!/bin/bash
-# call 3: the 3xTF32 split by a mask (2 instructions, not cvt.rna's 5): GPU checks of the f32 blocks, then the fp32 blocks beside PyTorch (fresh DB)
+# call 59: the 3xTF32 split by a mask (2 instructions, not cvt.rna's 5): GPU checks of the f32 blocks, then the fp32 blocks beside PyTorch (fresh DB)
 # (.devdb/prof.py: the first form of tools/bench/prof.py; .devdb/ carried build-dev-bin and the DB)
 export PYTHONUNBUFFERED=1 KGEN_TEMPLATES=$PWD/templates KGEN_PATTERNS=$PWD/patterns
 K=build-dev-bin/kgen

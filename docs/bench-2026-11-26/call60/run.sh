@@ -1,5 +1,5 @@
 #!/bin/bash
-# call 4: load=cp4 (mma's f32 A along M by 4-byte cp.async) + the masked split + PDL: GPU checks, then the fp32 blocks beside PyTorch (fresh DB)
+# call 60: load=cp4 (mma's f32 A along M by 4-byte cp.async) + the masked split + PDL: GPU checks, then the fp32 blocks beside PyTorch (fresh DB)
 # (.devdb/prof.py: the first form of tools/bench/prof.py; .devdb/ carried build-dev-bin and the DB)
 export PYTHONUNBUFFERED=1 KGEN_TEMPLATES=$PWD/templates KGEN_PATTERNS=$PWD/patterns
 K=build-dev-bin/kgen
