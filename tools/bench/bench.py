@@ -15,7 +15,10 @@
   python3 tools/bench/bench.py measure --kgen build-dev-bin/kgen --out OUT \
       [--workloads NAME,...] [--budget N] [--no-max-autotune]
   python3 tools/bench/bench.py render OUT... [--write docs/performance.md]
-      [--command "..."]
+      [--command "..."] [--device NAME]
+           (the newest result of each workload among the OUTs, on one
+           device; a last column names each row's date and OUT when they
+           differ)
   python3 tools/bench/bench.py list
 """
 import argparse
@@ -492,21 +495,39 @@ def row_text(r):
 
 
 def render(args):
-    rows = []
+    # the newest measurement of each workload on the device (of the newest
+    # one when --device is not given), with the call (directory) it came from
+    every = []
     for d in args.dirs:
         for f in sorted(os.listdir(d)):
             if f.endswith(".json"):
                 with open(os.path.join(d, f)) as fp:
-                    rows.append(json.load(fp))
+                    r = json.load(fp)
+                r["_from"] = os.path.normpath(d)
+                every.append(r)
+    dev = args.device or max(every, key=lambda r: r.get("date", ""),
+                             default={}).get("device", "?")
+    newest = {}
+    for r in every:
+        k = slug(r["workload"])
+        if r.get("device") == dev and (k not in newest or r.get(
+                "date", "") >= newest[k].get("date", "")):
+            newest[k] = r
+    rows = list(newest.values())
     order = {slug(w[0]): i for i, w in enumerate(workloads())}
     rows.sort(key=lambda r: order.get(slug(r["workload"]), 999))
+    dates = sorted({r.get("date", "?") for r in rows})
+    many = len(dates) > 1
     lines = ["| workload | kgen | eager | compile | max-autotune | flash | "
              "cudnn | efficient | kgen vs best peer | floor (kgen / floor) "
-             "| check (rel-L2) |", "|" + "---|" * 11]
+             "| check (rel-L2) |" + (" measured |" if many else ""),
+             "|" + "---|" * (12 if many else 11)]
     for r in rows:
         if "error" in r:
             lines.append(f"| {r['workload']} | error: "
-                         f"{r['error'][:120].splitlines()[0]} |" + " |" * 9)
+                         f"{r['error'][:120].splitlines()[0]} |" + " |" * 9 +
+                         (f" {r.get('date', '?')}, {r['_from']} |"
+                          if many else ""))
             continue
         t = r["ms"]
         n = untuned(r)
@@ -522,12 +543,13 @@ def render(args):
         lines.append(f"| {r['workload']} | " + " | ".join(cells) +
                      f" | {best[0] / t['kgen']:.2f}x ({best[1]}) | "
                      f"{fl:.4f} ms ({t['kgen'] / fl:.1f}x) | "
-                     f"{'ok' if ok else 'MISMATCH'} ({chk:.1e}) |")
+                     f"{'ok' if ok else 'MISMATCH'} ({chk:.1e}) |" +
+                     (f" {r.get('date', '?')}, {r['_from']} |" if many else ""))
     table = "\n".join(lines)
     print(table)
     if args.write:
-        dev = rows[0].get("device", "?") if rows else "?"
-        date = rows[0].get("date", "?") if rows else "?"
+        date = dates[0] if not many else \
+            f"{dates[0]} to {dates[-1]} (each row's call in its last column)"
         text = open(args.write).read() if os.path.exists(args.write) else ""
         begin, end = "<!-- bench:begin -->", "<!-- bench:end -->"
         block = (f"{begin}\nMeasured on {dev}, {date}, with PyTorch "
@@ -557,6 +579,8 @@ def main():
     r.add_argument("dirs", nargs="+")
     r.add_argument("--write")
     r.add_argument("--command", default="tools/bench/bench.py")
+    r.add_argument("--device", help="rows measured on this device only "
+                   "(default: the newest row's)")
     sub.add_parser("list")
     a = ap.parse_args()
     if a.cmd == "measure":
