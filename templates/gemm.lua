@@ -1360,81 +1360,59 @@ $pre
   -- the scalar fetches fill gemm_av; their put converts and packs it
   decl = "float gemm_av[GEMM_TAI][" .. G .. "];"
   put = pack("", kg.store(spec, dt, "pk", "j", "gemm_av[i][j]"))
-  -- cp4 (mma, f32): an f32 A whose rows are not 16-byte runs lands a value
-  -- at a time by cp.async (4 bytes, zero-filled outside x), in the stage
-  -- ring with B, STAGES - 1 K tiles ahead of the MMAs: the register path
-  -- below keeps its loads one K tile ahead, too little to hide them at
-  -- small M (the f32 convs at B = 1, T = 861).  The conv's and the
-  -- strided view's index arithmetic is the register path's.
-  local L4 = I32 and "int" or "long"
-  if cp4 and o.kind == "conv" and o.stride == 1 and o.Tout >= G and o.x.dtype == "f32" then
+  -- the conv's view at stride 1: G rows from one division, then G
+  -- consecutive taps; where G does not divide the sequence, a group may run
+  -- past its end into the next batch's first rows (the wrap variant).
+  -- each(inside, off) is row j's statement, given whether its value lies
+  -- in x (else it is the padding's zero) and its offset there.
+  local function conv_rows(each)
     local wrap = o.Tout % G ~= 0
-    local x = o.x.cname
-    put = fill([[
+    local v = { Tout = L(o.Tout), KS = L(o.KS), off = L(o.off), sxB = L(o.sxB), Cig = L(o.Cig),
+                sxC = L(o.sxC), pad = L(o.pad), dil = L(o.dil), G = G, Tin = L(o.Tin),
+                sxT = L(o.sxT), ix = I32 and "int" or "long" }
+    v.tin = fill(wrap and "const bool nx = ct0 + j >= $Tout;\n            " ..
+      "const $ix tin = ctb + j - (nx ? $Tout : 0);" or "const $ix tin = ctb + j;", v)
+    v.each = each(fill((wrap and "r0 + j" or "r0") .. " < GEMM_M && k < GEMM_K && tin >= 0 && tin < $Tin", v),
+      fill(wrap and "cbase + (nx ? $sxB : 0) + tin * $sxT" or "cbase + tin * $sxT", v))
+    return fill([[
           const $ix cb = ($ix)r0 / $Tout, ct0 = ($ix)r0 % $Tout, cci = ($ix)k / $KS, ckk = ($ix)k % $KS;
           const $ix cbase = $off + cb * $sxB + (($ix)z * $Cig + cci) * $sxC;
           const $ix ctb = ct0 - $pad + ckk * $dil;
           #pragma unroll
           for (int j = 0; j < $G; j++) {
-$each
-          }]], { Tout = L(o.Tout), KS = L(o.KS), off = L(o.off), sxB = L(o.sxB),
-                 Cig = L(o.Cig), sxC = L(o.sxC), pad = L(o.pad), dil = L(o.dil), G = G, ix = L4,
-                 each = fill(wrap and [[
-            const bool nx = ct0 + j >= $Tout;
-            const $ix tin = ctb + j - (nx ? $Tout : 0);
-            const bool ok = r0 + j < GEMM_M && k < GEMM_K && tin >= 0 && tin < $Tin;
-            kg_gemm_cp4($dst + ki * GEMM_BMP + rg + j, $x + (ok ? cbase + (nx ? $sxB : 0) + tin * $sxT : 0), ok);]] or [[
-            const $ix tin = ctb + j;
-            const bool ok = r0 < GEMM_M && k < GEMM_K && tin >= 0 && tin < $Tin;
-            kg_gemm_cp4($dst + ki * GEMM_BMP + rg + j, $x + (ok ? cbase + tin * $sxT : 0), ok);]],
-                   { Tout = L(o.Tout), Tin = L(o.Tin), ix = L4, sxB = L(o.sxB), sxT = L(o.sxT),
-                     dst = dst, x = x }) })
-    return "", "", kg.line() .. "\n" .. fill([[
-      #pragma unroll
-      for (int i = 0; i < GEMM_TAI; i++) {
-        const int e = tid + i * GEMM_NT;
-        if ((BK * (BM / $G)) % GEMM_NT == 0 || e < BK * (BM / $G)) {
-          const int ki = e / (BM / $G), rg = e % (BM / $G) * $G;
-          const long r0 = m0 + rg, k = k0 + ki;
-$body
-        }
-      }
-]], { body = put, G = G })
+            $tin
+            $each
+          }]], v)
   end
-  if cp4 and o.kind == "strided" and o.mp.arg.dtype == "f32" and mvec(o.mp, G) then
+  -- cp4 (mma, f32): an f32 A whose rows are not 16-byte runs lands a value
+  -- at a time by cp.async (4 bytes, zero-filled outside x), in the stage
+  -- ring with B, STAGES - 1 K tiles ahead of the MMAs: the register path
+  -- below keeps its loads one K tile ahead, too little to hide them at
+  -- small M (the f32 convs at B = 1, T = 861).  Nothing is fetched before
+  -- the MMAs; `put` issues the copies.
+  if cp4 and o.kind == "conv" and o.stride == 1 and o.Tout >= G and o.x.dtype == "f32" then
+    decl = ""
+    put = conv_rows(function(inside, off)
+      return "const bool ok = " .. inside .. ";\n            kg_gemm_cp4(" .. dst ..
+        " + ki * GEMM_BMP + rg + j, " .. o.x.cname .. " + (ok ? " .. off .. " : 0), ok);"
+    end)
+  elseif cp4 and o.kind == "strided" and o.mp.arg.dtype == "f32" and mvec(o.mp, G) then
     -- (rows in 16-byte runs: a group of G at a time)
-    return "", "", kg.line() .. "\n" .. fill([[
-      #pragma unroll
-      for (int i = 0; i < GEMM_TAI; i++) {
-        const int e = tid + i * GEMM_NT;
-        if ((BK * (BM / $G)) % GEMM_NT == 0 || e < BK * (BM / $G)) {
-          const int ki = e / (BM / $G), rg = e % (BM / $G) * $G;
-          const long r0 = m0 + rg, k = k0 + ki;
+    decl = ""
+    put = fill([[
           const bool ok = r0 < GEMM_M && k < GEMM_K;
-          kg_gemm_cp16($dst + ki * GEMM_BMP + rg, $x + (ok ? $addr : 0), ok);
-        }
-      }
-]], { G = G, dst = dst, x = o.mp.arg.cname, addr = addr(o.mp, "z", "r0", "k") })
-  end
-  if cp4 and o.kind == "strided" and o.mp.arg.dtype == "f32" then
-    return "", "", kg.line() .. "\n" .. fill([[
-      #pragma unroll
-      for (int i = 0; i < GEMM_TAI; i++) {
-        const int e = tid + i * GEMM_NT;
-        if ((BK * (BM / $G)) % GEMM_NT == 0 || e < BK * (BM / $G)) {
-          const int ki = e / (BM / $G), rg = e % (BM / $G) * $G;
-          const long k = k0 + ki;
+          kg_gemm_cp16($dst + ki * GEMM_BMP + rg, $x + (ok ? $addr : 0), ok);]],
+      { dst = dst, x = o.mp.arg.cname, addr = addr(o.mp, "z", "r0", "k") })
+  elseif cp4 and o.kind == "strided" and o.mp.arg.dtype == "f32" then
+    decl = ""
+    put = fill([[
           #pragma unroll
           for (int j = 0; j < $G; j++) {
-            const long r = m0 + rg + j;
+            const long r = r0 + j;
             const bool ok = r < GEMM_M && k < GEMM_K;
             kg_gemm_cp4($dst + ki * GEMM_BMP + rg + j, $x + (ok ? $addr : 0), ok);
-          }
-        }
-      }
-]], { G = G, dst = dst, x = o.mp.arg.cname, addr = addr(o.mp, "z", "r", "k") })
-  end
-  if o.kind == "strided" and mvec(o.mp, G) then
+          }]], { G = G, dst = dst, x = o.mp.arg.cname, addr = addr(o.mp, "z", "r", "k") })
+  elseif o.kind == "strided" and mvec(o.mp, G) then
     decl = "uint4 gemm_ar[GEMM_TAI];"
     fetch = fill([[
           gemm_ar[i] = make_uint4(0u, 0u, 0u, 0u);
@@ -1482,31 +1460,10 @@ $body
                  store = kg.store(spec, dt, "pk", "j", "v") }))
     end
   elseif o.kind == "conv" and o.stride == 1 and o.Tout >= G then
-    -- G rows from one division, then G consecutive taps: when G does not
-    -- divide the sequence, a group may run past its end into the next
-    -- batch's first rows (the wrap variant)
-    local wrap = o.Tout % G ~= 0
-    fetch = fill([[
-          const $ix cb = ($ix)r0 / $Tout, ct0 = ($ix)r0 % $Tout, cci = ($ix)k / $KS, ckk = ($ix)k % $KS;
-          const $ix cbase = $off + cb * $sxB + (($ix)z * $Cig + cci) * $sxC;
-          const $ix ctb = ct0 - $pad + ckk * $dil;
-          #pragma unroll
-          for (int j = 0; j < $G; j++) {
-$each
-          }]], { Tout = L(o.Tout), KS = L(o.KS), off = L(o.off), sxB = L(o.sxB),
-                 Cig = L(o.Cig), sxC = L(o.sxC), pad = L(o.pad), dil = L(o.dil), G = G,
-                 ix = I32 and "int" or "long",
-                 each = fill(wrap and [[
-            const bool nx = ct0 + j >= $Tout;
-            const $ix tin = ctb + j - (nx ? $Tout : 0);
-            gemm_av[i][j] = r0 + j < GEMM_M && k < GEMM_K && tin >= 0L && tin < $Tin ?
-              $ld : 0.0f;]] or [[
-            const $ix tin = ctb + j;
-            gemm_av[i][j] = r0 < GEMM_M && k < GEMM_K && tin >= 0L && tin < $Tin ?
-              $ld : 0.0f;]], { Tout = L(o.Tout), Tin = L(o.Tin), ix = I32 and "int" or "long",
-                 ld = kg.load(spec, o.x.dtype, o.x.cname, wrap and
-                   "cbase + (nx ? " .. L(o.sxB) .. " : 0) + tin * " .. L(o.sxT) or
-                   "cbase + tin * " .. L(o.sxT)) }) })
+    fetch = conv_rows(function(inside, off)
+      return "gemm_av[i][j] = " .. inside .. " ?\n              " ..
+        kg.load(spec, o.x.dtype, o.x.cname, off) .. " : 0.0f;"
+    end)
   else
     fetch = fill([[
           #pragma unroll
@@ -1528,7 +1485,7 @@ $body
       }
 ]]
   return "      " .. decl .. "\n",
-    kg.line() .. "\n" .. fill(loop, { body = fetch, G = G }),
+    fetch and kg.line() .. "\n" .. fill(loop, { body = fetch, G = G }) or "",
     kg.line() .. "\n" .. fill(loop, { body = put, G = G })
 end
 
