@@ -12,7 +12,9 @@
  *      group instead (a kernel must write the caller's tensor);
  *   4. every other op is a generic kernel of its own: contractions on the
  *      gemm template (depthwise conv1d on dwconv), norms and softmax on
- *      rownorm, reductions on reduce, sdpa on sdpa.
+ *      rownorm, reductions on reduce, sdpa on sdpa; such a kernel may take
+ *      the transpose that follows it (takes_transpose) and write its result
+ *      in that order.
  * Invariants: every node of the graph is in exactly one kernel; a kernel
  * writes every model output that a node computes; the kernel
  * graph is acyclic (merges are checked, and the final topological sort
@@ -233,6 +235,37 @@ static bool is_view_op(int op)
 {
     return op == OP_TRANSPOSE || op == OP_UNSQUEEZE || op == OP_SPLIT ||
            op == OP_RESHAPE;
+}
+
+/* Does transpose n join the kernel that computes its input, which then
+ * writes the transposed order?  A contraction's epilogue stores along
+ * either axis at the same cost, so a GEMM always takes the transpose that
+ * is its result's only reader: the reader gets a contiguous tensor.  A
+ * norm writes its rows strided then, so it takes one only for a reader
+ * that gains most from it: conv1d over [B, C, T] (groups 1, kernel > 1),
+ * whose implicit GEMM reads contiguous time steps as wide copies and
+ * channel-last rows a value at a time. */
+static bool takes_transpose(Planner *P, const Node *n)
+{
+    const Value *x = n->in[0], *y = n->out[0];
+    if (n->op != OP_TRANSPOSE || x->kind != V_NODE || x->is_output ||
+        x->nuses != 1 || y->is_output || P->p->base[x->id])
+        return false;
+    const Kernel *k = kernel_of(P, x);
+    if (!k || k->kind != K_GENERIC || k->nnodes != 1)
+        return false;
+    if (!strcmp(k->template_name, "gemm"))
+        return true;
+    if (strcmp(k->template_name, "rownorm") || y->nuses < 1)
+        return false;
+    for (int u = 0; u < y->nuses; u++) {
+        const Node *c = y->uses[u];
+        if (c->op != OP_CONV1D || c->in[0] != y || c->nin < 2 ||
+            !c->in[1] || c->in[1]->rank != 3 || c->in[1]->shape[2] < 2 ||
+            c->attr[op_param(c->op, "groups")].i != 1)
+            return false;
+    }
+    return true;
 }
 
 /* ---- costs ----------------------------------------------------------------- */
@@ -546,6 +579,10 @@ Plan *plan_build(Graph *g, const PatternSet *ps, const bool *decline, Arena *a)
             if (elem || to_output) {
                 add_node(&P, new_kernel(&P, K_ELEMWISE, "elementwise",
                                         "elementwise"), n);
+                continue;
+            }
+            if (takes_transpose(&P, n)) {
+                add_node(&P, kernel_of(&P, n->in[0]), n);
                 continue;
             }
             bool ok = true;

@@ -305,7 +305,7 @@ end
 local function analyze_linear(spec, n, P)
   local x, w = argof(spec, n.args[1]), argof(spec, n.args[2])
   local b = n.args[3] and argof(spec, n.args[3]) or nil
-  local o = argof(spec, n.results[1])
+  local o = kg.result_arg(spec, n)
   if not (x and w and o) then return "operands are not kernel arguments" end
   if w.rank ~= 2 then return "linear weight of rank " .. w.rank end
   local K, N = x.shape[x.rank], w.shape[1]
@@ -319,7 +319,7 @@ end
 
 local function analyze_matmul(spec, n, P)
   local a, b = argof(spec, n.args[1]), argof(spec, n.args[2])
-  local o = argof(spec, n.results[1])
+  local o = kg.result_arg(spec, n)
   if not (a and b and o) then return "operands are not kernel arguments" end
   local ar, br = a.rank, b.rank
   local M = ar >= 2 and a.shape[ar - 1] or 1
@@ -349,7 +349,7 @@ end
 local function analyze_conv(spec, n, P)
   local x, w = argof(spec, n.args[1]), argof(spec, n.args[2])
   local b = n.args[3] and argof(spec, n.args[3]) or nil
-  local o = argof(spec, n.results[1])
+  local o = kg.result_arg(spec, n)
   if not (x and w and o) then return "operands are not kernel arguments" end
   if x.rank ~= 3 or w.rank ~= 3 or o.rank ~= 3 then return "conv1d needs rank-3 operands" end
   local at = n.attrs
@@ -517,8 +517,9 @@ local function analyze(spec)
   local err
   if spec.kind == "fused" then
     err = analyze_fused(spec, P)
-  elseif #spec.nodes ~= 1 then
-    err = "expected one contraction node, got " .. #spec.nodes
+  elseif #spec.nodes ~= 1 and not (#spec.nodes == 2 and spec.nodes[2].op == "transpose") then
+    err = "expected one contraction node (and a transpose of its result), got " ..
+      #spec.nodes .. " nodes"
   else
     local n = spec.nodes[1]
     if n.op == "linear" then err = analyze_linear(spec, n, P)

@@ -457,6 +457,34 @@ function kg.offsets(arg, idx)
   return table.concat(terms, " + ")
 end
 
+-- The argument holding node n's first result, as n sees it.  A kernel may
+-- end in a transpose of that result (the planner gives a contraction or a
+-- norm the transpose that follows it, so that it writes in the order its
+-- reader wants): the result is then the transpose's argument with the two
+-- axes swapped back, so that n's index (i, ..., j, ...) addresses it.
+-- nil when neither is an argument.
+function kg.result_arg(spec, n)
+  local function argof(vid)
+    local v = spec.values[vid]
+    return v and v.arg and spec.args[v.arg] or nil
+  end
+  local a = argof(n.results[1])
+  if a then return a end
+  local t = spec.nodes[#spec.nodes]
+  if #spec.nodes < 2 or t.op ~= "transpose" or t.args[1] ~= n.results[1] then return nil end
+  local y = argof(t.results[1])
+  if not y then return nil end
+  local d0, d1 = t.attrs.dim0 + 1, t.attrs.dim1 + 1
+  local shape, strides = {}, {}
+  for i = 1, y.rank do shape[i], strides[i] = y.shape[i], y.strides[i] end
+  shape[d0], shape[d1] = y.shape[d1], y.shape[d0]
+  strides[d0], strides[d1] = y.strides[d1], y.strides[d0]
+  local v = {}
+  for k, x in pairs(y) do v[k] = x end
+  v.shape, v.strides, v.contiguous, v.transposed = shape, strides, false, true
+  return v
+end
+
 -- arg seen with row-major strides and no offset (a kernel's outputs are
 -- contiguous)
 function kg.contiguous(arg)

@@ -98,7 +98,7 @@ local function geometry(spec)
   local n = spec.nodes[1]
   local x = argof(spec, n.args[1])
   local y = argof(spec, n.results[1])
-  if y then y = contig(y) end
+  if y then y = contig(y) else y = kg.result_arg(spec, n) end
   local axis = n.attrs.axis + 1
   local N = x.shape[axis]
   -- sx: the stride between a row's elements (0 for a single element)
@@ -186,7 +186,9 @@ end
 -- the template ------------------------------------------------------------------
 
 function T.supports(spec)
-  if #spec.nodes ~= 1 then return false, "rownorm takes a kernel of one op" end
+  if #spec.nodes ~= 1 and not (#spec.nodes == 2 and spec.nodes[2].op == "transpose") then
+    return false, "rownorm takes a kernel of one op (and a transpose of its result)"
+  end
   local op = spec.nodes[1].op
   if op ~= "softmax" and op ~= "layernorm" and op ~= "rmsnorm" then
     return false, "op " .. op .. " is not softmax, layernorm or rmsnorm"
