@@ -103,7 +103,15 @@ local function geometry(spec)
   local N = x.shape[axis]
   -- sx: the stride between a row's elements (0 for a single element)
   return { node = n, x = x, y = y, axis = axis, N = N, rows = x.numel // N,
-           sx = N == 1 and 0 or x.strides[axis] }
+           sx = N == 1 and 0 or x.strides[axis],
+           sy = (not y or N == 1) and 0 or y.strides[axis] }
+end
+
+-- tile: do the results go back through the tile, leaving along the rows
+-- (a result whose row elements are strided: a norm that writes the
+-- transpose its reader wants, kg.result_arg)?
+local function y_staged(g)
+  return g.sy ~= 1 and g.N > 1 and g.y.dtype == g.x.dtype
 end
 
 -- block-wide combination of per-thread states ---------------------------------
@@ -217,9 +225,11 @@ function T.constraints(spec, cfg)
   if cfg.TPR > np2(g.N) then return false, "more threads per row than elements" end
   local npt = kg.cdiv(g.N, cfg.TPR)
   if cfg.path == "tile" then
-    if g.sx == 1 or g.N == 1 then return false, "tile is for rows whose elements are strided" end
+    if (g.sx == 1 and not y_staged(g)) or g.N == 1 then
+      return false, "tile is for rows whose elements are strided"
+    end
     local esz = g.x.dtype == "f32" and 4 or 2
-    local bytes = (cfg.BLOCK // cfg.TPR) * ((g.N + 1) * esz + 8)
+    local bytes = (cfg.BLOCK // cfg.TPR) * ((g.N + 1) * esz + 16)
     local lim = spec.limits.smem
     if spec.backend == "cuda" and lim > 48 * 1024 then lim = 48 * 1024 end
     if bytes > lim then return false, "the rows' tile is over the shared memory" end
@@ -250,7 +260,7 @@ function T.rank(spec, cfg)
   local op = g.node.op
   local passes = ({ regs = 1.1, tile = 1.15, onepass = 2,
     twopass = (op == "rmsnorm") and 2 or 3 })[cfg.path]
-  local strided = g.sx ~= 1 and g.N > 1
+  local strided = (g.sx ~= 1 or g.sy ~= 1) and g.N > 1
   local coal = 1
   if strided and cfg.path ~= "tile" and cfg.TPR > 1 then coal = 2 end
   local npt = kg.cdiv(g.N, cfg.TPR)
@@ -301,7 +311,11 @@ function T.emit(spec, design)
     end
     return kg.load(spec, x.dtype, x.cname, "xb + (long)(" .. j .. ") * " .. sx .. "L")
   end
-  local function yset(j, v) return kg.store(spec, y.dtype, y.cname, "yb + (long)(" .. j .. ") * " .. sy .. "L", v) end
+  local stage = design.path == "tile" and y_staged(g)
+  local function yset(j, v)
+    if stage then return kg.store(spec, x.dtype, tlp, "rl * " .. (N + 1) .. " + (" .. j .. ")", v) end
+    return kg.store(spec, y.dtype, y.cname, "yb + (long)(" .. j .. ") * " .. sy .. "L", v)
+  end
   local function gat(a, j) return kg.load(spec, a.dtype, a.cname, offs(a, { "(" .. j .. ")" })) end
   local eps = n.attrs.eps and kg.float(n.attrs.eps) or "0.0f"
 
@@ -330,10 +344,12 @@ function T.emit(spec, design)
     for i, e in pairs(idx0) do xi0[i] = e end
     decl[#decl + 1] = string.format("  KG_SHARED %s tl[(BLOCK / TPR) * %d];\n  KG_SHARED long tlb[BLOCK / TPR];",
       half_cl and "ushort" or kg.ctype(spec, x.dtype), N + 1)
+    if stage then decl[#decl + 1] = "  KG_SHARED long tyb[BLOCK / TPR];" end
     B("  const long row0 = KG_BID(0) * (BLOCK / TPR);")
     B("  const int rl = tid / TPR;")
-    B(string.format("  if (tid < BLOCK / TPR) {\n    if (row0 + tid < %dL) {\n%s\n      tlb[tid] = %s;\n    } else tlb[tid] = -1L;\n  }",
-      g.rows, table.concat(split0, "\n"), offs(x, xi0)))
+    B(string.format("  if (tid < BLOCK / TPR) {\n    if (row0 + tid < %dL) {\n%s\n      tlb[tid] = %s;%s\n    } else tlb[tid] = -1L;\n  }",
+      g.rows, table.concat(split0, "\n"), offs(x, xi0),
+      stage and ("\n      tyb[tid] = " .. offs(y, xi0) .. ";") or ""))
     B("  KG_BARRIER();")
     -- CUDA, 16-bit x whose rows are adjacent (the innermost other axis has
     -- stride 1) and 16-byte aligned: a block's rows, a multiple of 8 within
@@ -364,7 +380,11 @@ function T.emit(spec, design)
     end
     B("  #pragma unroll 4")
     B(string.format("  for (int e = tid; e < (BLOCK / TPR) * %d; e += BLOCK) {", N))
-    B(string.format("    const int r = e %% (BLOCK / TPR), j = e / (BLOCK / TPR);"))
+    if sx == 1 then   -- rows contiguous: along each row
+      B(string.format("    const int r = e / %d, j = e %% %d;", N, N))
+    else
+      B(string.format("    const int r = e %% (BLOCK / TPR), j = e / (BLOCK / TPR);"))
+    end
     B("    " .. kg.store(spec, x.dtype, tlp, "r * " .. (N + 1) .. " + j",
       "tlb[r] >= 0L ? " .. kg.load(spec, x.dtype, x.cname, "tlb[r] + (long)j * " .. sx .. "L") .. " : 0.0f"))
     B("  }")
@@ -450,6 +470,18 @@ function T.emit(spec, design)
       if gamma then e = e .. " * " .. gat(gamma, j) end
       return yset(j, e)
     end))
+  end
+
+  if stage then
+    -- the results leave the tile along the rows: consecutive threads write
+    -- consecutive rows, adjacent in a transposed result
+    B("  KG_BARRIER();")
+    B("  #pragma unroll 4")
+    B(string.format("  for (int e = tid; e < (BLOCK / TPR) * %d; e += BLOCK) {", N))
+    B("    const int r = e % (BLOCK / TPR), j = e / (BLOCK / TPR);")
+    B("    if (tlb[r] >= 0L) " .. kg.store(spec, y.dtype, y.cname, "tyb[r] + (long)j * " .. sy .. "L",
+      kg.load(spec, x.dtype, tlp, "r * " .. (N + 1) .. " + j")))
+    B("  }")
   end
 
   local out = { kg.prelude(spec) }
