@@ -147,6 +147,48 @@ static void test_views(void **state)
     ctx_free(&c);
 }
 
+/* A GEMM kernel takes the transpose that is its result's only reader and
+ * writes in the transposed order; a norm takes one only for conv1d (groups
+ * 1, kernel > 1) readers, so the one before the depthwise conv stays a
+ * view; a transpose with a second reader of its input stays a view. */
+static void test_transpose_taken(void **state)
+{
+    (void)state;
+    TestCtx c;
+    ctx_init(&c);
+    Plan *p = plan_of(&c, "model m\ndim B = 2, L = 5, C = 4, F = 8\ndtype DT = f32\n"
+        "input x : DT[B, L, C]\nweight w : DT[F, C, 3]\nweight wd : DT[C, 1, 3]\n"
+        "h = layernorm(x, axis=-1)\n"
+        "ht = transpose(h, 1, 2)\n"
+        "f = transpose(conv1d(ht, w, padding=1), 1, 2)\n"
+        "g = layernorm(x * 2, axis=-1)\n"
+        "d = transpose(conv1d(transpose(g, 1, 2), wd, padding=1, groups=C), 1, 2)\n"
+        "e = linear(x, transpose(reshape(wd, [C, 3]), 0, 1))\n"
+        "y = f + sum(d, axis=-1, keepdim=true) + sum(e, axis=-1, keepdim=true)\n"
+        "output y\n");
+    assert_non_null(p);
+    check_plan(p);
+    Graph *g = p->g;
+    Value *ht = find_value(g, "ht", c.a), *f = find_value(g, "f", c.a);
+    const Kernel *kn = p->k[ht->def->kernel], *kc = p->k[f->def->kernel];
+    assert_string_equal(kn->op, "layernorm");
+    assert_int_equal(kn->nnodes, 2);             /* layernorm, transpose */
+    assert_ptr_equal(kn->out[0], ht);
+    assert_null(p->base[ht->id]);                /* written, not a view */
+    assert_string_equal(kc->op, "conv1d");
+    assert_int_equal(kc->nnodes, 2);             /* conv1d, transpose */
+    assert_ptr_equal(kc->out[0], f);
+    const int64_t *s = strides_of(p, g, "f", c.a);
+    assert_int_equal(s[0], 5 * 8); assert_int_equal(s[1], 8); assert_int_equal(s[2], 1);
+    /* the norm before the depthwise conv keeps its layout: a view */
+    Value *gv = find_value(g, "g", c.a);
+    assert_int_equal(p->k[gv->def->kernel]->nnodes, 1);
+    /* the depthwise conv is not a GEMM: its transpose stays a view */
+    Value *d = find_value(g, "d", c.a);
+    assert_non_null(p->base[d->id]);
+    ctx_free(&c);
+}
+
 /* A very long elementwise chain is cut into kernels of at most
  * KG_MAX_GROUP ops, and still computes what the graph computes. */
 static void test_group_cap(void **state)
@@ -376,6 +418,7 @@ int main(void)
         cmocka_unit_test(test_elementwise_groups),
         cmocka_unit_test(test_no_cycle),
         cmocka_unit_test(test_views),
+        cmocka_unit_test(test_transpose_taken),
         cmocka_unit_test(test_group_cap),
         cmocka_unit_test(test_large_model),
         cmocka_unit_test(test_unfuse_all),
