@@ -3686,7 +3686,7 @@ local function emit_wgmma(spec, P, design)
 KG_KERNEL void __launch_bounds__(2 * GEMM_NT + 128, 1)$mccl $name(
     $params)
 {
-  KG_GRID_DEP();
+  KG_NO_GRID_DEP();
 $smem$fsdecl  float *const gemm_ep = (float *)(gemm_as + STAGES * ($ast + GEMM_FST));
   __shared__ __align__(8) unsigned long long gemm_full[STAGES], gemm_empty[STAGES], gemm_turn[2]$raw;
 $mbinit  if ((int)threadIdx.x >= 2 * GEMM_NT) {

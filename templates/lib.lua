@@ -90,6 +90,14 @@ end
 --                  nothing of them touches memory before it has finished.
 --                  Launched plainly, the wait returns at once.  Elsewhere a
 --                  no-op.
+--   KG_NO_GRID_DEP()  the first statement instead of KG_GRID_DEP() of a
+--                  persistent kernel (one block an SM, each walking a fixed
+--                  share of the tiles: gemm's sched=pp).  It has no wait in
+--                  its PTX, so the runtime launches it plainly: placed early,
+--                  its blocks would hold the SMs the kernel before still
+--                  needs, and a block placed late would stretch the whole
+--                  walk (H100, 2026-11-26: a LayerNorm 57 -> 203 us and the
+--                  GEMM after it 1589 -> 2033 us).
 -- and the bf16 and rounding helpers.
 function kg.prelude(spec)
   if spec.backend == "cuda" then
@@ -112,6 +120,7 @@ function kg.prelude(spec)
 #else
 #define KG_GRID_DEP() ((void)0)
 #endif
+#define KG_NO_GRID_DEP() ((void)0)
 __device__ __forceinline__ float kg_round_f16(float x) { return __half2float(__float2half_rn(x)); }
 __device__ __forceinline__ float kg_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
 /* kg.fastmath: GELU, sigmoid and tanh from the hardware's 2^x and 1/x
@@ -197,6 +206,7 @@ template <int N> __device__ __forceinline__ void kg_silu_n(float *x)
 #define KG_INF INFINITY
 #define KG_NAN NAN
 #define KG_GRID_DEP() ((void)0)
+#define KG_NO_GRID_DEP() ((void)0)
 float kg_bf16_to_float(ushort h) { return as_float(((uint)h) << 16); }
 ushort kg_float_to_bf16(float x) {
   uint u = as_uint(x);
