@@ -346,10 +346,11 @@ local function analyze_matmul(spec, n, P)
   P.epi = "plain"
 end
 
-local function analyze_conv(spec, n, P)
+-- (o: the result as the conv indexes it, when it is not n's own argument)
+local function analyze_conv(spec, n, P, o)
   local x, w = argof(spec, n.args[1]), argof(spec, n.args[2])
   local b = n.args[3] and argof(spec, n.args[3]) or nil
-  local o = kg.result_arg(spec, n)
+  o = o or kg.result_arg(spec, n)
   if not (x and w and o) then return "operands are not kernel arguments" end
   if x.rank ~= 3 or w.rank ~= 3 or o.rank ~= 3 then return "conv1d needs rank-3 operands" end
   local at = n.attrs
@@ -425,6 +426,16 @@ local function analyze_fused(spec, P)
     P.approximate = spec.params.approximate or "none"
     P.bias = map(b, {}, {}, { { N, b.strides[1] } })
     P.out = map(o, {}, dims_of(o, 1, 2), { { N, o.strides[3] } })
+    P.epi = "gelu"
+  elseif spec.pattern == "conv_gelu" then
+    -- the conv's [B, F, T] result is out [B, T, F] with axes 2 and 3 swapped
+    local e = need(bd, { "x", "w", "b", "out" }); if e then return e end
+    local n
+    for _, m in ipairs(spec.nodes) do if m.op == "conv1d" then n = m end end
+    if not n then return "conv_gelu without its conv1d" end
+    e = analyze_conv(spec, n, P, kg.swap_axes(bd.out, 2, 3)); if e then return e end
+    P.approximate = spec.params.approximate or "none"
+    P.pscale = spec.params.scale
     P.epi = "gelu"
   elseif spec.pattern == "gemm_gelu" then
     local e = need(bd, { "x", "w", "b", "out" }); if e then return e end
@@ -1703,6 +1714,12 @@ local function epi_bias(spec, P, io, n, w)
   return " + " .. kg.load(spec, P.bias.arg.dtype, P.bias.arg.cname, addr(P.bias, "z", "0", n))
 end
 
+-- the activation's argument x times conv_gelu's scale, if any
+local function pre_scale(P, x)
+  if not P.pscale then return x end
+  return "(" .. x .. ") * " .. kg.float(P.pscale)
+end
+
 -- C statements of the epilogue for output (m, n) with accumulator variable
 -- `v` (and gate accumulator `g` for gemm_glu); m < M and n < N hold.
 -- io, when given, replaces the global accesses: io.st(mp, x) stores x for
@@ -1717,7 +1734,7 @@ local function epilogue(spec, P, io)
   if P.epi == "plain" then
     return "const float o = v" .. bias("n") .. ";\n            " .. st(P.out, "m", "n", "o")
   elseif P.epi == "gelu" then
-    return "const float h = v" .. bias("n") .. ";\n            " ..
+    return "const float h = " .. pre_scale(P, "v" .. bias("n")) .. ";\n            " ..
       st(P.out, "m", "n", kg.unary(spec, "gelu", "h", { approximate = P.approximate }))
   elseif P.epi == "glu" then
     return "const float hv = v" .. bias("n") .. ", hg = g" .. bias("(n + " .. lit(P.N) .. ")", "g") ..
@@ -1752,7 +1769,7 @@ local function epilogue_n(spec, P, io)
   if P.epi == "gelu" then
     local act = kg.unary_n(spec, "gelu", "hv", 8, { approximate = P.approximate })
     if not act then return nil end
-    return { decl = "float hv[8];", pre = "hv[j] = v" .. bias("n") .. ";", act = act,
+    return { decl = "float hv[8];", pre = "hv[j] = " .. pre_scale(P, "v" .. bias("n")) .. ";", act = act,
              post = st("hv[j]") }
   elseif P.epi == "glu" then
     local act = kg.unary_n(spec, P.act, "hg", 8, {})
@@ -3019,6 +3036,7 @@ local function reg_epilogue(spec, P, design)
     end
     local v = "acc[mi][ni][q]" .. b
     if P.cscale then v = "(" .. v .. ") * rc_s[ni][q & 1]" end
+    if P.epi == "gelu" then v = pre_scale(P, v) end
     body = fill([[
         float x[GEMM_MI * 4];
         #pragma unroll

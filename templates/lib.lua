@@ -484,13 +484,18 @@ function kg.result_arg(spec, n)
   if #spec.nodes < 2 or t.op ~= "transpose" or t.args[1] ~= n.results[1] then return nil end
   local y = argof(t.results[1])
   if not y then return nil end
-  local d0, d1 = t.attrs.dim0 + 1, t.attrs.dim1 + 1
+  return kg.swap_axes(y, t.attrs.dim0 + 1, t.attrs.dim1 + 1)
+end
+
+-- argument a seen with its axes d0 and d1 (1-based) swapped: the same
+-- memory, as a transposed view
+function kg.swap_axes(a, d0, d1)
   local shape, strides = {}, {}
-  for i = 1, y.rank do shape[i], strides[i] = y.shape[i], y.strides[i] end
-  shape[d0], shape[d1] = y.shape[d1], y.shape[d0]
-  strides[d0], strides[d1] = y.strides[d1], y.strides[d0]
+  for i = 1, a.rank do shape[i], strides[i] = a.shape[i], a.strides[i] end
+  shape[d0], shape[d1] = a.shape[d1], a.shape[d0]
+  strides[d0], strides[d1] = a.strides[d1], a.strides[d0]
   local v = {}
-  for k, x in pairs(y) do v[k] = x end
+  for k, x in pairs(a) do v[k] = x end
   v.shape, v.strides, v.contiguous, v.transposed = shape, strides, false, true
   return v
 end

@@ -70,7 +70,7 @@ static void test_examples(void **state)
         {"examples/convnext_block.pat",
          {DIM("B", "2"), DIM("T", "19"), DIM("C", "16"), DIM("F", "24")}, 4, 2},
         {"examples/encoder_layer.pat",
-         {DIM("B", "2"), DIM("L", "9"), DIM("C", "24"), DIM("HD", "12"), DIM("F", "32")}, 5, 3},
+         {DIM("B", "2"), DIM("L", "9"), DIM("C", "24"), DIM("HD", "12"), DIM("F", "32")}, 5, 4},
         /* inference shapes of the comments in the files, f32 */
         {"examples/wavenet_layer.pat",
          {DIM("B", "1"), DIM("C", "8"), DIM("H", "4"), DIM("T", "61"), DT_("DT", "f32")}, 5, 2},
@@ -156,6 +156,11 @@ static void test_patterns(void **state)
         "input x : DT[B, T, C]\ninput r : DT[B, F, T]\nweight w : DT[F, C]\n"
         "weight b : DT[F]\nweight g : DT[F]\n"
         "y = r + transpose(linear(x, w, b) * g, 2, 1)\noutput y\n",
+
+        "model cg\ndim B = 2, T = 11, C = 6, F = 10\ndtype DT = f32\n"
+        "input x : DT[B, T, C]\nweight w : DT[F, C, 5]\nweight b : DT[F]\n"
+        "f = transpose(conv1d(transpose(x, -1, -2), w, b, kernel=5, padding=2), 1, 2)\n"
+        "y = gelu(0.5 * f, approximate=\"tanh\")\noutput y\n",
     };
     for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
         int fused = agree(models[i], NULL, 0, models[i] + 6);
