@@ -263,6 +263,12 @@ function T.rank(spec, cfg)
   local strided = (g.sx ~= 1 or g.sy ~= 1) and g.N > 1
   local coal = 1
   if strided and cfg.path ~= "tile" and cfg.TPR > 1 then coal = 2 end
+  if cfg.path == "tile" and y_staged(g) then
+    -- the staged results leave in runs of a block's rows: a run under a
+    -- 32-byte sector wastes the rest of it
+    local run = (cfg.BLOCK // cfg.TPR) * (g.y.dtype == "f32" and 4 or 2)
+    if run < 32 then coal = coal * 32 / run end
+  end
   local npt = kg.cdiv(g.N, cfg.TPR)
   local function dev(v, c) return math.abs(math.log(v / c, 2)) end
   local bal = 1 + 0.1 * dev(npt, 24) + 0.05 * dev(cfg.BLOCK, 128)
