@@ -23,7 +23,10 @@
 --                   more pass writes.  (rmsnorm has nothing to fuse: pruned.)
 --          regs     two passes over a copy of the row held in registers: the
 --                   row is read from global memory once.  NPT = ceil(N / TPR)
---                   values per thread, at most 32.
+--                   values per thread, at most 32.  On CUDA, where x and the
+--                   result are contiguous along aligned rows and the row
+--                   splits into whole 16-byte runs a thread (RN_VEC), each
+--                   thread loads and stores runs of 8 halves (4 floats).
 --          tile     for rows whose elements are strided (a transposed view,
 --                   such as LayerNorm over C of a [B, C, T] tensor): the
 --                   block's BLOCK / TPR rows are first staged in shared
@@ -105,6 +108,23 @@ local function geometry(spec)
   return { node = n, x = x, y = y, axis = axis, N = N, rows = x.numel // N,
            sx = N == 1 and 0 or x.strides[axis],
            sy = (not y or N == 1) and 0 or y.strides[axis] }
+end
+
+-- regs on CUDA: can a row move 16 bytes a thread (RN_V values)?  x and y
+-- contiguous along the row, every row's start a multiple of RN_V; whether
+-- the row splits into whole runs, N % (TPR * RN_V) == 0, is left to the
+-- preprocessor (TPR is a -D).  Returns RN_V or nil.
+local function vec16(spec, g)
+  if spec.backend ~= "cuda" or g.N == 1 or g.sx ~= 1 or g.sy ~= 1 then return nil end
+  if g.x.dtype ~= g.y.dtype then return nil end
+  local V = g.x.dtype == "f32" and 4 or 8
+  for _, a in ipairs({ g.x, g.y }) do
+    if a.offset % V ~= 0 then return nil end
+    for i = 1, a.rank do
+      if i ~= g.axis and a.shape[i] ~= 1 and a.strides[i] % V ~= 0 then return nil end
+    end
+  end
+  return V
 end
 
 -- tile: do the results go back through the tile, leaving along the rows
@@ -260,6 +280,9 @@ function T.rank(spec, cfg)
   local op = g.node.op
   local passes = ({ regs = 1.1, tile = 1.15, onepass = 2,
     twopass = (op == "rmsnorm") and 2 or 3 })[cfg.path]
+  -- regs with 16-byte rows: an eighth of the loads and stores (a guess)
+  local V = cfg.path == "regs" and vec16(spec, g) or nil
+  if V and g.N % (cfg.TPR * V) == 0 then passes = passes * 0.8 end
   local strided = (g.sx ~= 1 or g.sy ~= 1) and g.N > 1
   local coal = 1
   if strided and cfg.path ~= "tile" and cfg.TPR > 1 then coal = 2 end
@@ -318,9 +341,15 @@ function T.emit(spec, design)
     return kg.load(spec, x.dtype, x.cname, "xb + (long)(" .. j .. ") * " .. sx .. "L")
   end
   local stage = design.path == "tile" and y_staged(g)
+  -- regs with 16-byte rows (RN_VEC): thread lane holds runs of RN_V values
+  -- lane, lane + TPR, ... of the row; the results replace v[] and leave a
+  -- run at a time after the last pass
+  local V = design.path == "regs" and vec16(spec, g) or nil
   local function yset(j, v)
     if stage then return kg.store(spec, x.dtype, tlp, "rl * " .. (N + 1) .. " + (" .. j .. ")", v) end
-    return kg.store(spec, y.dtype, y.cname, "yb + (long)(" .. j .. ") * " .. sy .. "L", v)
+    local st = kg.store(spec, y.dtype, y.cname, "yb + (long)(" .. j .. ") * " .. sy .. "L", v)
+    if V then return "\n#if RN_VEC\n      v[k] = " .. v .. ";\n#else\n      " .. st .. "\n#endif\n    " end
+    return st
   end
   local function gat(a, j) return kg.load(spec, a.dtype, a.cname, offs(a, { "(" .. j .. ")" })) end
   local eps = n.attrs.eps and kg.float(n.attrs.eps) or "0.0f"
@@ -329,7 +358,7 @@ function T.emit(spec, design)
   local function each(body, ind)
     ind = ind or "  "
     if design.path == "regs" then
-      return string.format("%s#pragma unroll\n%sfor (int k = 0; k < NPT; k++) {\n%s  long j = lane + (long)k * TPR;\n%s  if (valid && j < %dL) { %s }\n%s}",
+      return string.format("%s#pragma unroll\n%sfor (int k = 0; k < NPT; k++) {\n%s  long j = RN_J(k);\n%s  if (valid && j < %dL) { %s }\n%s}",
         ind, ind, ind, ind, N, body("j", "v[k]"), ind)
     end
     return string.format("%sif (valid) for (long j = lane; j < %dL; j += TPR) {\n%s  float xv = %s;\n%s  %s\n%s}",
@@ -399,11 +428,26 @@ function T.emit(spec, design)
   end
   if design.path == "regs" then
     B("  float v[NPT];")
+    if V then
+      local ct = kg.ctype(spec, x.dtype)
+      B("#if RN_VEC")
+      B("  #pragma unroll")
+      B("  for (int c = 0; c < NPT / RN_V; c++) {")
+      B("    const long j0 = ((long)lane + (long)c * TPR) * RN_V;")
+      B("    uint4 u = make_uint4(0u, 0u, 0u, 0u);")
+      B(string.format("    if (valid) u = *(const uint4 *)(%s + xb + j0);", x.cname))
+      B(string.format("    const %s *h = (const %s *)&u;", ct, ct))
+      B("    #pragma unroll")
+      B("    for (int e = 0; e < RN_V; e++) v[c * RN_V + e] = " .. kg.load(spec, x.dtype, "h", "e") .. ";")
+      B("  }")
+      B("#else")
+    end
     B("  #pragma unroll")
     B("  for (int k = 0; k < NPT; k++) {")
     B("    long j = lane + (long)k * TPR;")
     B(string.format("    v[k] = (valid && j < %dL) ? %s : 0.0f;", N, xat("j")))
     B("  }")
+    if V then B("#endif") end
   end
 
   local sum2 = function(v) return function(b) return { v .. " += " .. b[v] .. ";" } end end
@@ -478,6 +522,21 @@ function T.emit(spec, design)
     end))
   end
 
+  if V then
+    -- RN_VEC: the results, in v[], leave a 16-byte run at a time
+    local ct = kg.ctype(spec, y.dtype)
+    B("#if RN_VEC")
+    B("  if (valid) {")
+    B("    #pragma unroll")
+    B("    for (int c = 0; c < NPT / RN_V; c++) {")
+    B(string.format("      __align__(16) %s h[RN_V];", ct))
+    B("      #pragma unroll")
+    B("      for (int e = 0; e < RN_V; e++) " .. kg.store(spec, y.dtype, "h", "e", "v[c * RN_V + e]"))
+    B(string.format("      *(uint4 *)(%s + yb + ((long)lane + (long)c * TPR) * RN_V) = *(const uint4 *)h;", y.cname))
+    B("    }")
+    B("  }")
+    B("#endif")
+  end
   if stage then
     -- the results leave the tile along the rows: consecutive threads write
     -- consecutive rows, adjacent in a transposed result
@@ -493,6 +552,13 @@ function T.emit(spec, design)
   local out = { kg.prelude(spec) }
   out[#out + 1] = kg.comment(string.format("%s over axis %d: %d rows of %d", op, g.axis - 1, g.rows, N))
   out[#out + 1] = string.format("#define NPT ((%d + TPR - 1) / TPR)", N)
+  if V then
+    out[#out + 1] = string.format("#define RN_V %d\n#if %d %% (TPR * RN_V) == 0\n#define RN_VEC 1\n" ..
+      "#define RN_J(k) (((long)lane + (long)((k) / RN_V) * TPR) * RN_V + (k) %% RN_V)\n#else\n" ..
+      "#define RN_VEC 0\n#define RN_J(k) (lane + (long)(k) * TPR)\n#endif", V, N)
+  elseif design.path == "regs" then
+    out[#out + 1] = "#define RN_J(k) (lane + (long)(k) * TPR)"
+  end
   for _, h in ipairs(helpers) do out[#out + 1] = h end
   out[#out + 1] = kg.line()
   out[#out + 1] = string.format([[
