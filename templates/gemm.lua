@@ -284,10 +284,7 @@ end
 
 -- the analysis: spec -> problem -----------------------------------------------
 
-local function argof(spec, vid)
-  local v = spec.values[vid]
-  return v and v.arg and spec.args[v.arg] or nil
-end
+local argof = kg.argof
 
 -- leading (row) dims of an argument: axes i..j
 local function dims_of(a, i, j)
@@ -528,7 +525,7 @@ local function analyze(spec)
   local err
   if spec.kind == "fused" then
     err = analyze_fused(spec, P)
-  elseif #spec.nodes ~= 1 and not (#spec.nodes == 2 and spec.nodes[2].op == "transpose") then
+  elseif not kg.one_op(spec) then
     err = "expected one contraction node (and a transpose of its result), got " ..
       #spec.nodes .. " nodes"
   else

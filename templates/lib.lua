@@ -467,22 +467,30 @@ function kg.offsets(arg, idx)
   return table.concat(terms, " + ")
 end
 
+-- the kernel argument behind spec value id vid (nil when none: an interior
+-- value, an absent optional tensor)
+function kg.argof(spec, vid)
+  local v = vid and spec.values[vid]
+  return v and v.arg and spec.args[v.arg] or nil
+end
+
+-- Is the kernel one op, or one op and a transpose of its result (the
+-- planner gives a contraction or a norm the transpose that follows it)?
+function kg.one_op(spec)
+  return #spec.nodes == 1 or (#spec.nodes == 2 and spec.nodes[2].op == "transpose")
+end
+
 -- The argument holding node n's first result, as n sees it.  A kernel may
--- end in a transpose of that result (the planner gives a contraction or a
--- norm the transpose that follows it, so that it writes in the order its
--- reader wants): the result is then the transpose's argument with the two
--- axes swapped back, so that n's index (i, ..., j, ...) addresses it.
--- nil when neither is an argument.
+-- end in a transpose of that result (kg.one_op), so that it writes in the
+-- order its reader wants: the result is then the transpose's argument with
+-- the two axes swapped back, so that n's index (i, ..., j, ...) addresses
+-- it.  nil when neither is an argument.
 function kg.result_arg(spec, n)
-  local function argof(vid)
-    local v = spec.values[vid]
-    return v and v.arg and spec.args[v.arg] or nil
-  end
-  local a = argof(n.results[1])
+  local a = kg.argof(spec, n.results[1])
   if a then return a end
   local t = spec.nodes[#spec.nodes]
   if #spec.nodes < 2 or t.op ~= "transpose" or t.args[1] ~= n.results[1] then return nil end
-  local y = argof(t.results[1])
+  local y = kg.argof(spec, t.results[1])
   if not y then return nil end
   return kg.swap_axes(y, t.attrs.dim0 + 1, t.attrs.dim1 + 1)
 end

@@ -39,11 +39,7 @@ local function np2(n)
   return p
 end
 
-local function argof(spec, v)
-  if not v then return nil end
-  local val = spec.values[v]
-  return val and val.arg and spec.args[val.arg] or nil
-end
+local argof = kg.argof
 
 local offs = kg.offsets
 

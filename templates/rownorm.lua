@@ -63,11 +63,7 @@ local function np2(n)
 end
 
 -- the kernel argument behind spec value id v (nil when none)
-local function argof(spec, v)
-  if not v then return nil end
-  local val = spec.values[v]
-  return val and val.arg and spec.args[val.arg] or nil
-end
+local argof = kg.argof
 
 local offs = kg.offsets
 
@@ -214,7 +210,7 @@ end
 -- the template ------------------------------------------------------------------
 
 function T.supports(spec)
-  if #spec.nodes ~= 1 and not (#spec.nodes == 2 and spec.nodes[2].op == "transpose") then
+  if not kg.one_op(spec) then
     return false, "rownorm takes a kernel of one op (and a transpose of its result)"
   end
   local op = spec.nodes[1].op
