@@ -139,9 +139,10 @@ local T = {
     prologue = { "regs", "smem" },   -- wgmma: where A's prologue runs (a_desc)
     sched = { "sync", "ws", "pp" },  -- wgmma: one team, a producer warpgroup (ws), or that and
                                      -- two consumers on alternate tiles of a persistent block (pp)
-    load = { "cp", "tma", "mcast", "cp4" }, -- ws/pp: the producer copies by cp.async, by TMA,
-                                     -- or by TMA multicast to a cluster of two blocks sharing B;
-                                     -- cp4: mma's f32 A rows by cp.async, a value at a time
+    load = { "cp", "tma", "mcast", "cp4", "panel" }, -- ws/pp: the producer copies by cp.async,
+                                     -- by TMA, or by TMA multicast to a cluster of two blocks
+                                     -- sharing B; cp4: mma's f32 A rows by cp.async, a value at
+                                     -- a time; panel (pp): A by TMA, B's whole K panel once
   },
   tuning = {
     BM = { 16, 32, 64, 128, 256 },
@@ -594,6 +595,9 @@ local function tma_map(mp)
   return mp.rd[1][2] > 0 and (#mp.zd == 0 or mp.zd[1][2] >= 0)
 end
 
+-- load=tma or panel: copies by TMA (load=panel is tma with B's panel kept)
+local function tma_ld(design) return design.load == "tma" or design.load == "panel" end
+
 -- load=tma: does A go by TMA too (straight to its swizzled tile)?  B always
 -- does.
 local function tma_a(P, design)
@@ -607,7 +611,8 @@ end
 local function tmap_of(spec, P, mp, boxr, glu)
   local es = P.dt == "f32" and 4 or 2
   local idx
-  for i, a in ipairs(spec.args) do if a == mp.arg then idx = i end end
+  -- (by name: an output seen through its transpose is a copy, kg.swap_axes)
+  for i, a in ipairs(spec.args) do if a.cname == mp.arg.cname then idx = i end end
   local t = { arg = idx, dtype = P.dt, off = mp.off * es, swizzle = 128,
               dims = { mp.cd[1][1] }, strides = {}, box = { 64 } }
   local function axis(n, st, b)
@@ -720,7 +725,7 @@ end
 -- contiguous and T a multiple of 64 (a panel within one batch entry): the
 -- 1x1 convs over [B, C, T], a transposed view.
 local function tma_m(P, design)
-  if design.load ~= "tma" or P.A.kind ~= "strided" or a_desc(P, design) ~= "m" then return false end
+  if not tma_ld(design) or P.A.kind ~= "strided" or a_desc(P, design) ~= "m" then return false end
   local mp = P.A.mp
   if #mp.cd ~= 1 or #mp.zd > 1 or (#mp.zd == 1 and mp.zd[1][2] < 0) then return false end
   return #mp.rd == 1 or (#mp.rd == 2 and mp.rd[1][2] > 0 and mp.rd[2][1] % 64 == 0)
@@ -786,6 +791,23 @@ local function reg_epi(P, design)
     vec_epi(P, mf)
 end
 
+-- does the register epilogue leave its 16-bit tile by TMA (load=tma with a
+-- producer warpgroup, an output stored along its rows with no residual and
+-- no gated split, a warpgroup's columns whole 64-column panels)?  The tile
+-- is then BNL / 64 panels of BM rows of 128 bytes, 128-byte swizzled as the
+-- operand tiles are, and one thread stores each panel with
+-- cp.async.bulk.tensor (launch()'s last tensor map): no copy-out loop, and
+-- the TMA unit clips the edges.  The design decides all but the panels:
+-- the code takes the store where GEMM_TST (the panels) holds, and launch()
+-- passes the map where the config meets both (tma_store with its cfg).
+local function tma_store(P, design, cfg)
+  if not tma_ld(design) or (design.sched ~= "ws" and design.sched ~= "pp") then return false end
+  if not reg_epi(P, design) or out_mfast(P) or P.res or P.epi == "gated" or not tma_map(P.out) then
+    return false
+  end
+  return not cfg or ((P.glu and cfg.BN // 2 or cfg.BN) // cfg.WN) % 64 == 0
+end
+
 -- blocks along M and N: gemm_glu's tile of BN columns covers BN / 2 outputs
 local function tiles_mn(P, cfg)
   local bnl = P.glu and cfg.BN // 2 or cfg.BN
@@ -814,10 +836,13 @@ local function wgmma_smem(P, cfg)
   -- gated's filter half lands beside the gate half, the conv's raw rows
   asz = asz + a_fst(P, cfg)
   local stages = cfg.STAGES * (asz + cfg.BN * cfg.BK) * 2
+  -- (load=panel: the ring holds A alone; B's panel is all of K)
+  if cfg.load == "panel" then stages = (cfg.STAGES * asz + kg.cdiv(P.K, cfg.BK) * cfg.BN * cfg.BK) * 2 end
   -- (the register epilogue's 16-bit tile of BM x (BN + 8), gemm_glu's of
-  -- BN / 2 + 8 columns, a channel-first output's of BN x (BM + 8))
+  -- BN / 2 + 8 columns, a channel-first output's of BN x (BM + 8); by TMA,
+  -- BM x BN or BN / 2 unpadded)
   local rt = reg_epi(P, cfg) and (out_mfast(P) and 2 * cfg.BN * (cfg.BM + 8) or
-    2 * cfg.BM * ((P.glu and cfg.BN // 2 or cfg.BN) + 8))
+    2 * cfg.BM * ((P.glu and cfg.BN // 2 or cfg.BN) + (tma_store(P, cfg, cfg) and 0 or 8)))
   if cfg.sched == "pp" then
     -- each consumer's own tile beside the stages (staged: f32, 64 rows)
     return stages + 2 * (rt or 4 * (out_mfast(P) and cfg.BN * 68 or 64 * (cfg.BN + 4))) + 1024
@@ -940,6 +965,14 @@ function T.constraints(spec, cfg)
         return false, "load=tma: the conv's raw rows in one box (at most 256 values a side)"
       end
     end
+    if cfg.load == "panel" then
+      if cfg.sched ~= "pp" then return false, "load=panel: a persistent block's column tile (sched=pp)" end
+      if not (tma_a(P, cfg) or tma_m(P, cfg)) then return false, "load=panel: A by TMA (no prologue)" end
+      if #P.B.mp.zd > 0 and P.B.mp.zd[1][2] ~= 0 then return false, "load=panel: one B for every batch entry" end
+      if select(3, tiles_mn(P, cfg)) > (spec.limits.units or 80) // 2 then
+        return false, "load=panel: at least two blocks a column tile"
+      end
+    end
     if cfg.load == "mcast" then
       if not tma_a(P, cfg) then return false, "load=mcast: A by TMA too (no prologue)" end
       -- (ws: the epilogue's tile lies over the stages, which the peer may
@@ -996,7 +1029,7 @@ function T.constraints(spec, cfg)
     if smem > spec.limits.smem then return false, "shared memory over the limit" end
   elseif cfg.path == "wgmma" then
     if BK ~= 64 then return false, "the 128-byte swizzle takes BK = 64" end
-    if (cfg.load == "tma" or cfg.load == "mcast") and P.glu and (BN // cfg.WN) % 16 ~= 0 then
+    if cfg.load ~= "cp" and P.glu and (BN // cfg.WN) % 16 ~= 0 then
       return false, "load=tma: gemm_glu's half groups in whole swizzle atoms (8 rows)"
     end
     if not fits(BM, P.M, 64) then return false, "BM larger than M needs" end
@@ -1188,7 +1221,8 @@ function T.rank(spec, cfg)
   -- (load=tma: one thread's copies in place of 128 threads' cp.async, and
   -- no L1 on the way: 5 to 11% faster on four of six GEMMs of LYNXNet2 and
   -- ConvNeXt on the H200, docs/performance.md attempt 14)
-  local tma = cfg.load == "tma" and 0.93 or 1
+  -- (load=panel: B crosses L2 once a block, not once a tile; a guess)
+  local tma = cfg.load == "tma" and 0.93 or cfg.load == "panel" and 0.88 or 1
   return tma * spill * rounds * conc * cfg.BM * ((cfg.BN + pass) * kpad / (ew * et * ek * es * ea) + stats + epi)
 end
 
@@ -1202,24 +1236,29 @@ function T.launch(spec, cfg)
   elseif cfg.path == "wgmma" then
     smem = wgmma_smem(P, cfg)
   end
-  -- load=tma: A's tensor map (where A goes by TMA), then B's
+  -- load=tma: A's tensor map (where A goes by TMA), then B's, the conv's raw
+  -- rows' (conv_tma) and the output's (tma_store)
   -- (mcast: B's tile in two halves, one a block; the grid in pairs of
   -- blocks over pairs of row tiles)
   local tm
   local mc = cfg.load == "mcast"
-  if cfg.load == "tma" or mc then
+  if tma_ld(cfg) or mc then
     tm = {}
     if tma_a(P, cfg) then tm[1] = tmap_of(spec, P, operand(P, "A", cfg).mp, cfg.BM) end
     if tma_m(P, cfg) then tm[1] = tmap_m(spec, P) end
     tm[#tm + 1] = tmap_of(spec, P, P.B.mp,
       P.glu and cfg.BN // cfg.WN // 2 or mc and cfg.BN // 2 or cfg.BN, P.glu)
     if conv_tma(P, cfg) then tm[#tm + 1] = conv_tmap(spec, P, cfg) end
+    if tma_store(P, cfg, cfg) then tm[#tm + 1] = tmap_of(spec, P, P.out, cfg.BM) end
   end
   if mc then tiles = 2 * kg.cdiv(tm_, 2) * tn_ end
   if cfg.path == "wgmma" and cfg.sched == "pp" then
     -- persistent: a block an SM (or fewer where the tiles are fewer)
     local units = spec.limits.units or 80
     if mc then units = units // 2 * 2 end
+    -- (load=panel: a whole number of blocks a column tile, each keeping
+    -- its column tile's B)
+    if cfg.load == "panel" then units = units // tn_ * tn_ end
     return { grid = { math.min(tiles * P.Z, units), 1, 1 },
              block = { threads(cfg), 1, 1 }, smem = smem, tmaps = tm }
   end
@@ -2981,12 +3020,16 @@ local function reg_epilogue(spec, P, design)
   local mf = out_mfast(P)
   local h2 = P.dt == "bf16" and "__nv_bfloat162" or "__half2"
   local pk = P.dt == "bf16" and "__floats2bfloat162_rn" or "__floats2half2_rn"
+  local tst = tma_store(P, design)
   local ctdef = "#define GEMM_WTNL (GEMM_BNL / WN)   /* a warpgroup's output columns */\n" ..
-    "#define GEMM_NIL (GEMM_WTNL / 8)\n" .. (mf and
+    "#define GEMM_NIL (GEMM_WTNL / 8)\n" ..
+    (tst and "#define GEMM_TST (GEMM_WTNL % 64 == 0)   /* tma_store: 64-column panels */\n" ..
+      "#if GEMM_TST\n#define GEMM_EST (BM * GEMM_BNL / 2)   /* the TMA store's tile in floats */\n#else\n" or
+      "#define GEMM_TST 0\n") .. (mf and
     "#define GEMM_HS (BM + 8)   /* the 16-bit tile's stride: a column of BM rows */\n" ..
     "#define GEMM_EST (GEMM_BNL * GEMM_HS / 2)   /* its size in floats */" or
     "#define GEMM_HS (GEMM_BNL + 8)   /* the 16-bit tile's row stride */\n" ..
-    "#define GEMM_EST (BM * GEMM_HS / 2)   /* its size in floats */")
+    "#define GEMM_EST (BM * GEMM_HS / 2)   /* its size in floats */") .. (tst and "\n#endif" or "")
   -- the column vectors of this thread's 2 GEMM_NIL columns
   local vecs = { { "b", P.bias, "n" }, { "s", P.cscale, "n" } }
   if P.glu and P.bias then vecs[3] = { "g", P.bias, "(n + " .. lit(P.N) .. ")" } end
@@ -3005,7 +3048,8 @@ local function reg_epilogue(spec, P, design)
 ]], { w = v[1], ld = kg.load(spec, v[2].arg.dtype, v[2].arg.cname, addr(v[2], "z", "0", v[3])) })
     end
   end
-  local b = P.bias and " + rc_b[ni][q & 1]" or ""
+  -- (the bias is in the accumulators from the start: acc_init)
+  local b = ""
   local body
   if P.glu then
     local act = kg.unary_n(spec, P.act, "g", "GEMM_MI * 4", {})
@@ -3021,7 +3065,7 @@ local function reg_epilogue(spec, P, design)
         $act
         #pragma unroll
         for (int i = 0; i < GEMM_MI * 4; i++) x[i] *= g[i];
-]], { b = b, bg = P.bias and " + rc_g[ni][q & 1]" or "",
+]], { b = b, bg = "",
       act = act or "#pragma unroll\n        for (int i = 0; i < GEMM_MI * 4; i++) g[i] = " ..
         kg.unary(spec, P.act, "g[i]", {}) .. ";" })
   else
@@ -3044,6 +3088,10 @@ $act]], { v = v, act = act ~= "" and "        " .. act .. "\n" or "" })
   end
   -- a thread's pair of columns lies along a row of the tile (two values,
   -- one 4-byte store) or, channel-first, across two of its columns
+  -- (tma_store: into the swizzled panels, 16-byte chunk c of row r at
+  -- chunk c ^ (r % 8); a thread's rows are lane / 4 modulo 8)
+  local tput = tst and fill("            *($h2 *)(hb + (ni >> 3) * (BM * 128) + (mi * 64 + h * 8) * 128 + " ..
+    "(((ni & 7) ^ l8) << 4)) = $pk(x[mi * 4 + h * 2], x[mi * 4 + h * 2 + 1]);", { h2 = h2, pk = pk })
   local put = mf and fill([[
             $s0
             $s1]], { s0 = kg.store(spec, P.dt, "hp", "ni * 8 * GEMM_HS + mi * 64 + h * 8", "x[mi * 4 + h * 2]"),
@@ -3124,6 +3172,42 @@ $radd          $store
     }
 ]], { ct = ct, base = base, body = body, put = put, walk = walk, toff = toff,
       rdecl = P.res and ", rv[4]" or "", rload = rload, radd = radd, store = store })
+  if tst then
+    -- the TMA store: the tile's generic stores are fenced for the async
+    -- proxy, then one thread stores each panel.  sched=pp: the consumer's
+    -- tile is its own and the next tile's epilogue first waits for the
+    -- store to have read it; ws: the tile lies over the stages, which the
+    -- producer refills after the block's barrier, so the wait is at once
+    local c = { "(int)(n0 + p * 64)", "(int)m0" }
+    if #P.out.zd == 1 and P.out.zd[1][2] ~= 0 then c[#c + 1] = "(int)z" end
+    epi = "#if GEMM_TST\n" .. kg.line() .. "\n" .. fill([[
+    if (tid == 0) kg_bulk_wait_read<0>();
+    GEMM_CSYNC();
+    {
+      const int l8 = lane >> 2;
+      unsigned char *const hb = (unsigned char *)gemm_ct +
+        (wn * (GEMM_WTNL / 64) * BM + GEMM_ROW(0) + l8) * 128 + (lane & 3) * 4;
+      #pragma unroll
+      for (int ni = 0; ni < GEMM_NIL; ni++) {
+$body        #pragma unroll
+        for (int mi = 0; mi < GEMM_MI; mi++)
+          #pragma unroll
+          for (int h = 0; h < 2; h++) {
+$put
+          }
+      }
+    }
+    kg_wg_fence_async();
+    GEMM_CSYNC();
+    if (tid == 0) {
+      #pragma unroll
+      for (int p = 0; p < GEMM_BNL / 64; p++)
+        kg_tma_st$n(&kg_tmO, (const unsigned char *)gemm_ct + p * (BM * 128), $c);
+      kg_bulk_commit();
+$now    }
+]], { body = body, put = tput, n = #c, c = table.concat(c, ", "),
+      now = design.sched == "pp" and "" or "      kg_bulk_wait_read<0>();\n" }) .. "#else\n" .. epi .. "#endif\n"
+  end
   return epi, ctdef, colpre
 end
 
@@ -3310,6 +3394,39 @@ static __device__ __forceinline__ void kg_tma$n$m(void *dst, const kg_tmap *m, $
       mop = m and ', "h"(mask)' or "" })
   end
   for n = 2, 4 do t[#t + 1] = copy(n, false) end
+  -- (tma_store: a box from shared memory to the tensor at coordinates c,
+  -- in bulk groups; wait_read: until the groups have read shared memory)
+  for n = 2, 3 do
+    local cs, regs, ops = {}, {}, {}
+    for i = 0, n - 1 do
+      cs[#cs + 1] = "int c" .. i
+      regs[#regs + 1] = "%" .. (i + 2)
+      ops[#ops + 1] = '"r"(c' .. i .. ')'
+    end
+    t[#t + 1] = fill([[
+static __device__ __forceinline__ void kg_tma_st$n(const kg_tmap *m, const void *src, $cs)
+{
+  asm volatile("cp.async.bulk.tensor.$dim.global.shared::cta.bulk_group [%0, {$regs}], [%1];\n"
+               :: "l"((unsigned long long)m), "r"((unsigned)__cvta_generic_to_shared(src)), $ops
+               : "memory");
+}
+]], { n = n, dim = n .. "d", cs = table.concat(cs, ", "), regs = table.concat(regs, ", "),
+      ops = table.concat(ops, ", ") })
+  end
+  t[#t + 1] = [[
+static __device__ __forceinline__ void kg_bulk_commit(void)
+{
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+template <int N> static __device__ __forceinline__ void kg_bulk_wait_read(void)
+{
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" :: "n"(N) : "memory");
+}
+template <int N> static __device__ __forceinline__ void kg_bulk_wait(void)
+{
+  asm volatile("cp.async.bulk.wait_group %0;\n" :: "n"(N) : "memory");
+}
+]]
   if mcast then
     t[#t + 1] = copy(2, true)
     t[#t + 1] = copy(3, true)
@@ -3352,19 +3469,27 @@ end
 -- load=tma: thread 0's copies of stage ws (K tile k0): the bytes the full
 -- barrier expects, A's tile where A goes by TMA, B's tile (gemm_glu: each
 -- group of GEMM_GLU_G rows from both halves of the weight)
-local function tma_issue(P, design, ta)
+local function tma_issue(P, design, ta, only)
+  -- (load=panel: the stage's copies are A's alone (only = "a"), and B's
+  -- panel is copied once, a K tile at a time, on its own barrier (only =
+  -- "b"))
+  local bar = only == "b" and "gemm_bfull" or "gemm_full[ws]"
   -- (mc: multicast to both blocks of the pair)
   local function call(dst, map, mp, row, half, mc)
     local c = { "(int)k0", "(int)(" .. row .. ")" }
     if half then c[#c + 1] = half end
     if #mp.zd == 1 and mp.zd[1][2] ~= 0 then c[#c + 1] = "(int)z" end
-    return string.format("kg_tma%d%s(%s, &%s, %s, &gemm_full[ws]%s);", #c, mc and "m" or "", dst,
-      map, table.concat(c, ", "), mc and ", (unsigned short)3" or "")
+    return string.format("kg_tma%d%s(%s, &%s, %s, &%s%s);", #c, mc and "m" or "", dst,
+      map, table.concat(c, ", "), bar, mc and ", (unsigned short)3" or "")
   end
   -- (where every copy is a TMA copy thread 0 alone runs the loop)
-  local t = { ta and "        {" or "        if (tid == 0) {",
-    "          kg_mb_expect(&gemm_full[ws], (unsigned)((" .. (ta and "BM * BK + " or "") ..
-    "BN * BK) * sizeof(*bs_w)));" }
+  local bytes = only == "a" and "BM * BK" or only == "b" and "BN * BK" or
+    (ta and "BM * BK + " or "") .. "BN * BK"
+  local t = { ta and "        {" or "        if (tid == 0) {" }
+  if only ~= "b" then
+    t[#t + 1] = "          kg_mb_expect(&gemm_full[ws], (unsigned)((" .. bytes .. ") * sizeof(*bs_w)));"
+  end
+  if only == "b" then ta = false end
   if ta and tma_m(P, design) then
     -- (tma_m: a copy a panel of 64 rows, its (t, k, b) or (m, k))
     local mp = P.A.mp
@@ -3379,6 +3504,10 @@ local function tma_issue(P, design, ta)
     t[#t + 1] = "          }"
   elseif ta then
     t[#t + 1] = "          " .. call("as_w", "kg_tmA", operand(P, "A", design).mp, "m0")
+  end
+  if only == "a" then
+    t[#t + 1] = "        }"
+    return table.concat(t, "\n")
   end
   if design.load == "mcast" then
     -- this block's half of B, into both blocks: gemm_glu's value rows
@@ -3521,7 +3650,8 @@ local function emit_wgmma(spec, P, design)
   end
   local tma = design.load ~= "cp"
   local mc = design.load == "mcast"
-  local loadb = tma and tma_issue(P, design, ta) or loader_swz(spec, P, design, "B")
+  local panel = design.load == "panel"
+  local loadb = tma and tma_issue(P, design, ta, panel and "a" or nil) or loader_swz(spec, P, design, "B")
   -- ln=fold: the pass over the landed stage (row sums of A, B scaled by
   -- gamma in place, column sums), through the swizzle; B was written by
   -- generic stores, so the async proxy is fenced again
@@ -3577,6 +3707,23 @@ local function emit_wgmma(spec, P, design)
     epi, ctdef, colpre = staged_epilogue(spec, P, design)
   end
   colpre = colpre or ""
+  -- the register epilogue's bias starts in the accumulators (gemm_glu's
+  -- value half and gate half each their own), one add less an output
+  -- (load=panel: a block's tiles share their column tile, so the column
+  -- vectors load once, before its first tile, unless they have a batch axis)
+  local cpre1
+  if panel and colpre ~= "" then
+    local batched = false
+    for _, v in ipairs({ P.bias or false, P.cscale or false }) do
+      if v and #v.zd > 0 and v.zd[1][2] ~= 0 then batched = true end
+    end
+    if not batched then cpre1 = colpre:gsub("n0 %+", "n0k +") end
+  end
+  local acczero = acc_zero
+  if reg_epi(P, design) and P.bias then
+    acczero = acc_zero:gsub("= 0%.0f;", P.glu and
+      "= ni < GEMM_NIL ? rc_b[ni][q & 1] : rc_g[ni - GEMM_NIL][q & 1];" or "= rc_b[ni][q & 1];")
+  end
   local pp = design.sched == "pp"
   local ws = design.sched == "ws" or pp
   local pins = [[
@@ -3597,8 +3744,8 @@ local function emit_wgmma(spec, P, design)
   /* the swizzled B tiles need 1024-byte alignment: 1024 bytes of slack */
   $ct *gemm_bs = ($ct *)(kg_gemm_smem +
     ((1024u - ((unsigned)__cvta_generic_to_shared(kg_gemm_smem) & 1023u)) & 1023u));
-  $ct *gemm_as = gemm_bs + STAGES * BN * BK;
-]], { ct = ct })
+  $ct *gemm_as = gemm_bs + $nb * BN * BK;
+]], { ct = ct, nb = panel and "GEMM_KT" or "STAGES" })
   -- (ws: LNC > 1 blocks of a cluster take a row tile's adjacent column
   -- tiles; each computes the statistics of BM / LNC rows and copies the
   -- others' from its peers' shared memory)
@@ -3621,7 +3768,8 @@ local function emit_wgmma(spec, P, design)
   local params = kg.params(spec) ..
     (ta and ",\n    const __grid_constant__ kg_tmap kg_tmA" or "") ..
     (tma and ",\n    const __grid_constant__ kg_tmap kg_tmB" or "") ..
-    (cvt and ",\n    const __grid_constant__ kg_tmap kg_tmX" or "")
+    (cvt and ",\n    const __grid_constant__ kg_tmap kg_tmX" or "") ..
+    (tma_store(P, design) and "\n#if GEMM_TST\n    , const __grid_constant__ kg_tmap kg_tmO\n#endif\n   " or "")
   -- mcast: the pair's cluster, and its barrier before either block exits
   -- (the other may still copy into it or release its stages)
   local mccl = mc and " GEMM_MCCL" or ""
@@ -3631,6 +3779,10 @@ local function emit_wgmma(spec, P, design)
     wgmma_ws_producer:gsub("kg_mb_wait%(&gemm_empty", "kg_mb_wait_cl(&gemm_empty") or wgmma_ws_producer
   local wgmma_ws_consumer = mc and
     wgmma_ws_consumer:gsub("kg_mb_arrive%(&gemm_empty", "kg_mb_arrive2(&gemm_empty") or wgmma_ws_consumer
+  -- (load=panel: B's K tile kt of the panel, not of the stage)
+  if panel then
+    wgmma_ws_consumer = wgmma_ws_consumer:gsub("gemm_bs %+ cs %* BN %* BK", "gemm_bs + kt * BN * BK")
+  end
   local function kernel_ws()
     local body
     local two = a_two(P, design)
@@ -3662,6 +3814,20 @@ local function emit_wgmma(spec, P, design)
       body = fill(wgmma_ws_producer, { ct = ct, ast = ast, early = early, loadb = loadb, fsw = fsw,
         landed = ta and "" or "        kg_mb_cp_arrive(&gemm_full[ws]);",
         drain = pp and "" or "      kg_gemm_commit();\n      kg_gemm_wait<0>();" })
+      -- load=panel: B's K panel of the block's column tile, once, before
+      -- the first tile's A (the tiles of a block share their column tile)
+      if panel then
+        body = fill([[
+      if (t == GEMM_PB) {
+        kg_mb_expect(&gemm_bfull, (unsigned)(GEMM_KT * BN * BK * sizeof($ct)));
+        for (long kt = 0; kt < GEMM_KT; kt++) {
+          $ct *bs_w = gemm_bs + kt * BN * BK;
+          const long k0 = kt * BK;
+$copy
+        }
+      }
+]], { ct = ct, copy = tma_issue(P, design, ta, "b") }) .. body
+      end
       -- load=tma with every copy a TMA copy: thread 0 alone walks the ring
       if ta then body = "      if (tid == 0) {\n" .. body .. "\n      }" end
     end
@@ -3677,6 +3843,7 @@ local function emit_wgmma(spec, P, design)
         (mc and "2 * (GEMM_NT / 32)" or "GEMM_NT") .. ");\n" ..
         (cvt and "      kg_mb_init(&gemm_raw[s], 1);\n" or "") .. "    }\n" ..
         (turns and "    kg_mb_init(&gemm_turn[0], GEMM_NT);\n    kg_mb_init(&gemm_turn[1], GEMM_NT);\n" or "") ..
+        (panel and "    kg_mb_init(&gemm_bfull, 1);\n" or "") ..
         -- (TMA copies complete on the barriers: their initialisation is
         -- made visible to the async proxy)
         (tma and "    asm volatile(\"fence.mbarrier_init.release.cluster;\\n\" ::: \"memory\");\n" or "") ..
@@ -3690,7 +3857,15 @@ local function emit_wgmma(spec, P, design)
     end
     if pp then
       local ptile
-      if mc then
+      if panel then
+        -- (load=panel: column tiles fastest, so that a block, whose grid
+        -- stride is a whole number of rows of tiles, keeps its column tile)
+        ptile = [[
+      const long z = t / (GEMM_TILES_M * GEMM_TILES_N);
+      const long m0 = t / GEMM_TILES_N % GEMM_TILES_M * BM;
+      const long n0 = t % GEMM_TILES_N * GEMM_BNL;
+]]
+      elseif mc then
         ptile = "      const long z = t / (GEMM_TILES_MP * GEMM_TILES_N);\n" ..
           fill(tile_mc, { pt = "t % (GEMM_TILES_MP * GEMM_TILES_N)" })
       else
@@ -3703,7 +3878,7 @@ KG_KERNEL void __launch_bounds__(2 * GEMM_NT + 128, 1)$mccl $name(
 {
   KG_NO_GRID_DEP();
 $smem$fsdecl  float *const gemm_ep = (float *)(gemm_as + STAGES * ($ast + GEMM_FST));
-  __shared__ __align__(8) unsigned long long gemm_full[STAGES], gemm_empty[STAGES], gemm_turn[2]$raw;
+  __shared__ __align__(8) unsigned long long gemm_full[STAGES], gemm_empty[STAGES], gemm_turn[2]$raw$bfull;
 $mbinit  if ((int)threadIdx.x >= 2 * GEMM_NT) {
 $dec    const int tid = (int)threadIdx.x - 2 * GEMM_NT;
     unsigned it = 0;   /* K tiles through the ring so far */
@@ -3719,17 +3894,23 @@ $inc    const int cw = (int)threadIdx.x / GEMM_NT;   /* this warpgroup's turn: t
     const int wm = 0, wn = 0;
     float *const gemm_ct = gemm_ep + cw * GEMM_EST;
     unsigned it = (unsigned)cw * (unsigned)GEMM_KT, turn = 0;
-    for (long t = GEMM_PB + cw * GEMM_PG; t < GEMM_TILES; t += 2 * GEMM_PG) {
-$ptile$acczero
-$colpre$consumer$pins$epi
+$bwait    for (long t = GEMM_PB + cw * GEMM_PG; t < GEMM_TILES; t += 2 * GEMM_PG) {
+$ptile$colpre$acczero
+$consumer$pins$epi
       it += 2u * (unsigned)GEMM_KT;
     }
-  }
+$cend  }
 $clend}
 ]], { name = spec.kernel, params = params, ct = ct, ast = ast, ptile = ptile, mccl = mccl, clend = clend,
         dec = maxnreg("dec", "GEMM_PREG"), inc = maxnreg("inc", "GEMM_CREG"), mbinit = mb_init(true),
-        raw = cvt and ", gemm_raw[STAGES]" or "",
-        producer = body, acczero = acc_zero, pins = pins, epi = epi, smem = smem_head, colpre = colpre,
+        raw = cvt and ", gemm_raw[STAGES]" or "", bfull = panel and ", gemm_bfull" or "",
+        bwait = (cpre1 and "    const long n0k = GEMM_PB % GEMM_TILES_N * GEMM_BNL;   /* load=panel: the block's column tile */\n" ..
+            cpre1 or "") ..
+          (panel and "    if (GEMM_PB + cw * GEMM_PG < GEMM_TILES) kg_mb_wait(&gemm_bfull, 0u);\n" or ""),
+        producer = body, acczero = acczero, pins = pins, epi = epi, smem = smem_head,
+        colpre = cpre1 and "" or colpre,
+        -- (tma_store: the last store has read the tile before the block exits)
+        cend = tma_store(P, design) and "#if GEMM_TST\n    if (tid == 0) kg_bulk_wait<0>();\n#endif\n" or "",
         fsdecl = "  " .. ct .. " *gemm_fs = gemm_as + STAGES * " .. ast .. ";\n  (void)gemm_fs;\n",
         consumer = "      kg_mb_wait(&gemm_turn[cw], (turn & 1u) ^ (cw == 0 ? 1u : 0u));\n" ..
           fill(wgmma_ws_consumer, { ct = ct, ast = ast, mmas = mmas,
@@ -3754,8 +3935,8 @@ $producer
 $inc    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5, wq = warp & 3;
     const int wm = (warp >> 2) % WM, wn = (warp >> 2) / WM;
     for (long z = KG_BID(2); z < GEMM_Z; z += KG_GDIM(2)) {
-$acczero
-$colpre$lnstats$consumer$pins$epi
+$colpre$acczero
+$lnstats$consumer$pins$epi
       it += (unsigned)GEMM_KT;
 $tmafence      kg_bar_sync(2, GEMM_NT + 128);
     }
@@ -3765,7 +3946,7 @@ $clend}
       tile = design.ln == "prepass" and tile_lnc or mc and fill(tile_mc, { pt = "KG_BID(0) >> 1" }) or tile_code,
       dec = maxnreg("dec", "GEMM_PREG"), inc = maxnreg("inc", "GEMM_CREG"), mbinit = mb_init(false),
       raw = cvt and ", gemm_raw[STAGES]" or "",
-      producer = body, acczero = acc_zero, pins = pins, epi = epi, smem = smem_head,
+      producer = body, acczero = acczero, pins = pins, epi = epi, smem = smem_head,
       lnstats = lnstats, colpre = colpre,
       -- (the epilogue's f32 tile lies over the stages, which the next
       -- batch entry's TMA copies refill: order its accesses first)
@@ -3881,8 +4062,8 @@ $lnsh
   const int wm = (warp >> 2) % WM, wn = (warp >> 2) / WM;
 $tile
   for (long z = KG_BID(2); z < GEMM_Z; z += KG_GDIM(2)) {
-$acczero
-$colpre$lnstart
+$colpre$acczero
+$lnstart
 $adecl
 $mainloop    kg_wg_wait<0>();
 $pins$epi
@@ -3890,7 +4071,7 @@ $pins$epi
   }
 }
 ]], { name = spec.kernel, params = kg.params(spec), ct = ct, lnsh = ln_shared(design),
-      tile = tile_code, lnstart = ln_start(spec, P, design), adecl = adecl, acczero = acc_zero,
+      tile = tile_code, lnstart = ln_start(spec, P, design), adecl = adecl, acczero = acczero,
       ast = ast, pins = pins, smem = smem_head, colpre = colpre,
       mainloop = fill(xf ~= "" and wgmma_xf_loop or wgmma_loop, {
         ct = ct, ast = ast, early = early, late = late, loadb = loadb, mmas = mmas, xf = xf,
