@@ -118,6 +118,12 @@
 -- empty barriers, a warp at a time), and the pair meets at a cluster barrier after setting
 -- up its barriers and before it exits.  A without a prologue only; the
 -- pair's second tile may lie past M (zero-filled, not stored).
+-- load=panel (sched=pp, A by TMA with no prologue, one B for every batch
+-- entry): tma, but the persistent grid is a whole number of blocks a column
+-- tile and the walk takes column tiles fastest, so a block keeps its column
+-- tile: thread 0 copies that tile's whole K panel of B once (its own
+-- mbarrier, gemm_bfull), the ring carries A alone, and the column vectors
+-- load once a block.  B crosses L2 once a block, not once a tile.
 -- load=cp4 (mma, f32, an A read along M: the conv's view, a strided
 -- view): A's tile fills by cp.async a value (4 bytes) at a time, zero
 -- outside x, in the stage ring with B, so its loads run STAGES - 1 K tiles
