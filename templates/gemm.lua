@@ -3139,10 +3139,10 @@ $act]], { v = v, act = act ~= "" and "        " .. act .. "\n" or "" })
     store = fill("if (nb < $C) $st\n          else *(uint4 *)($s + ($a)) = ov[u];", {
       C = lit(P.C), st = store, s = P.skip.arg.cname, a = addr(P.skip, "z", "mb", "(nb - " .. lit(P.C) .. ")") })
   end
-  local epi = kg.line() .. "\n" .. fill([[
-    GEMM_CSYNC();
-    {
-      $ct *const hp = ($ct *)gemm_ct + $base;
+  -- the values of each column group, computed and put in the tile (decl:
+  -- the thread's base address there)
+  local function staging(decl, pt)
+    return "    {\n" .. decl .. fill([[
       #pragma unroll
       for (int ni = 0; ni < GEMM_NIL; ni++) {
 $body        #pragma unroll
@@ -3153,7 +3153,11 @@ $put
           }
       }
     }
+]], { body = body, put = pt })
+  end
+  local epi = kg.line() .. "\n" .. fill([[
     GEMM_CSYNC();
+$staging    GEMM_CSYNC();
     #pragma unroll 1
     for (int e0 = tid; e0 < BM * GEMM_BNL / 8; e0 += 4 * GEMM_NT) {
       uint4 ov[4]$rdecl;
@@ -3176,7 +3180,8 @@ $radd          $store
         }
       }
     }
-]], { ct = ct, base = base, body = body, put = put, walk = walk, toff = toff,
+]], { staging = staging(fill("      $ct *const hp = ($ct *)gemm_ct + $base;\n", { ct = ct, base = base }), put),
+      ct = ct, walk = walk, toff = toff,
       rdecl = P.res and ", rv[4]" or "", rload = rload, radd = radd, store = store })
   if tst then
     -- the TMA store: the tile's generic stores are fenced for the async
@@ -3189,21 +3194,7 @@ $radd          $store
     epi = "#if GEMM_TST\n" .. kg.line() .. "\n" .. fill([[
     if (tid == 0) kg_bulk_wait_read<0>();
     GEMM_CSYNC();
-    {
-      const int l8 = lane >> 2;
-      unsigned char *const hb = (unsigned char *)gemm_ct +
-        (wn * (GEMM_WTNL / 64) * BM + GEMM_ROW(0) + l8) * 128 + (lane & 3) * 4;
-      #pragma unroll
-      for (int ni = 0; ni < GEMM_NIL; ni++) {
-$body        #pragma unroll
-        for (int mi = 0; mi < GEMM_MI; mi++)
-          #pragma unroll
-          for (int h = 0; h < 2; h++) {
-$put
-          }
-      }
-    }
-    kg_wg_fence_async();
+$staging    kg_wg_fence_async();
     GEMM_CSYNC();
     if (tid == 0) {
       #pragma unroll
@@ -3211,7 +3202,11 @@ $put
         kg_tma_st$n(&kg_tmO, (const unsigned char *)gemm_ct + p * (BM * 128), $c);
       kg_bulk_commit();
 $now    }
-]], { body = body, put = tput, n = #c, c = table.concat(c, ", "),
+]], { staging = staging([[
+      const int l8 = lane >> 2;
+      unsigned char *const hb = (unsigned char *)gemm_ct +
+        (wn * (GEMM_WTNL / 64) * BM + GEMM_ROW(0) + l8) * 128 + (lane & 3) * 4;
+]], tput), n = #c, c = table.concat(c, ", "),
       now = design.sched == "pp" and "" or "      kg_bulk_wait_read<0>();\n" }) .. "#else\n" .. epi .. "#endif\n"
   end
   return epi, ctdef, colpre
