@@ -350,7 +350,8 @@ if [ "$mode" = sm_90 ]; then
         --backend cuda --arch sm_90 -o "$wd/p" --where sched=pp --where load=tma >/dev/null 2>&1 ||
         bad="$bad gen-pp"
     cu=$(ls "$wd"/p/*.tma.wgmma.regs.pp.cu 2>/dev/null)
-    has_all pp "$cu" 'const __grid_constant__ kg_tmap kg_tmA,' 'const __grid_constant__ kg_tmap kg_tmB)' \
+    has_all pp "$cu" 'const __grid_constant__ kg_tmap kg_tmA,' 'const __grid_constant__ kg_tmap kg_tmB' \
+        '    , const __grid_constant__ kg_tmap kg_tmO' 'cp.async.bulk.tensor.2d.global.shared::cta.bulk_group' \
         'kg_mb_init(&gemm_full[s], 1);' 'fence.mbarrier_init.release.cluster;' '      if (tid == 0) {' \
         'kg_mb_expect(&gemm_full[ws], (unsigned)((BM * BK + BN * BK) * sizeof(*bs_w)));' \
         'kg_tma2(as_w, &kg_tmA, (int)k0, (int)(m0), &gemm_full[ws]);' \
@@ -453,7 +454,8 @@ if [ "$mode" = sm_90 ]; then
     } >/dev/null 2>&1 || bad="$bad gen"
     has_all gelu "$(ls "$wd"/g/*.cu 2>/dev/null)" 'kg_gelu_n<GEMM_MI * 4>(x);' \
         '#define GEMM_HS (GEMM_BNL + 8)' 'float rc_b[GEMM_NIL][2];' '= __floats2half2_rn(x[mi * 4 + h * 2]'
-    has_all glu "$(ls "$wd"/u/*.cu 2>/dev/null)" 'g[mi * 4 + q] = acc[mi][ni + GEMM_NIL][q] + rc_g[ni][q & 1];' \
+    has_all glu "$(ls "$wd"/u/*.cu 2>/dev/null)" 'g[mi * 4 + q] = acc[mi][ni + GEMM_NIL][q];' \
+        'acc[mi][ni][q] = ni < GEMM_NIL ? rc_b[ni][q & 1] : rc_g[ni - GEMM_NIL][q & 1];' \
         'for (int i = 0; i < GEMM_MI * 4; i++) x[i] *= g[i];'
     has_all residual "$(ls "$wd"/r/*.cu 2>/dev/null)" '#define GEMM_HS (GEMM_BNL + 8)' \
         'rv[u] = *(const uint4 *)(' 'for (int j = 0; j < 8; j++) pk_o[(j)] = __float2half_rn(__half2float(xr[(j)]) +'
