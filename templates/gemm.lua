@@ -3373,13 +3373,18 @@ static __device__ __forceinline__ void kg_mb_expect(unsigned long long *b, unsig
                :: "r"((unsigned)__cvta_generic_to_shared(b)), "r"(bytes) : "memory");
 }
 ]] }
-  local function copy(n, m)
+  -- n coordinates c0.. as parameters, asm operands %2.. and their inputs
+  local function coords(n)
     local cs, regs, ops = {}, {}, {}
     for i = 0, n - 1 do
       cs[#cs + 1] = "int c" .. i
       regs[#regs + 1] = "%" .. (i + 2)
       ops[#ops + 1] = '"r"(c' .. i .. ')'
     end
+    return cs, regs, ops
+  end
+  local function copy(n, m)
+    local cs, regs, ops = coords(n)
     return fill([[
 static __device__ __forceinline__ void kg_tma$n$m(void *dst, const kg_tmap *m, $cs,
                                                unsigned long long *b$mask)
@@ -3398,12 +3403,7 @@ static __device__ __forceinline__ void kg_tma$n$m(void *dst, const kg_tmap *m, $
   -- (tma_store: a box from shared memory to the tensor at coordinates c,
   -- in bulk groups; wait_read: until the groups have read shared memory)
   for n = 2, 3 do
-    local cs, regs, ops = {}, {}, {}
-    for i = 0, n - 1 do
-      cs[#cs + 1] = "int c" .. i
-      regs[#regs + 1] = "%" .. (i + 2)
-      ops[#ops + 1] = '"r"(c' .. i .. ')'
-    end
+    local cs, regs, ops = coords(n)
     t[#t + 1] = fill([[
 static __device__ __forceinline__ void kg_tma_st$n(const kg_tmap *m, const void *src, $cs)
 {
