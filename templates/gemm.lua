@@ -1227,8 +1227,12 @@ function T.rank(spec, cfg)
   -- (load=tma: one thread's copies in place of 128 threads' cp.async, and
   -- no L1 on the way: 5 to 11% faster on four of six GEMMs of LYNXNet2 and
   -- ConvNeXt on the H200, docs/performance.md attempt 14)
-  -- (load=panel: B crosses L2 once a block, not once a tile; a guess)
-  local tma = cfg.load == "tma" and 0.93 or cfg.load == "panel" and 0.88 or 1
+  -- (load=panel: B crosses L2 once a block, not once a tile. On the H200
+  -- it beat tma by 14 to 19% at K = 256, where the panel is 64 KB at
+  -- BN = 128, and lost by 25% at K = 512, where it leaves the A ring too
+  -- little shared memory: docs/performance.md attempts 19 and 20)
+  local panel = P.K * cfg.BN * 2 <= 65536 and 0.88 or 1.1   -- (16-bit: wgmma)
+  local tma = cfg.load == "tma" and 0.93 or cfg.load == "panel" and panel or 1
   return tma * spill * rounds * conc * cfg.BM * ((cfg.BN + pass) * kpad / (ew * et * ek * es * ea) + stats + epi)
 end
 
