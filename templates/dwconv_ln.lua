@@ -1,0 +1,241 @@
+-- templates/dwconv_ln.lua -- a depthwise conv1d whose result is normalised
+-- over its channels (pattern dwconv_ln, the ConvNeXt block's first half):
+--
+--   h[b, t, c]   = bias[c] + sum_k w[c, 0, k] * x[b, c, t - pad + k]
+--   out[b, t, :] = LayerNorm(h[b, t, :]) * gamma + beta
+--
+-- with zero padding (x outside [0, T) reads as 0) and stride and dilation 1
+-- (the pattern matches no other); t runs over the conv's output length
+-- T + 2 pad - KS + 1.  x is any strided view of [B, C, T]; out [B, Tout, C]
+-- too.  All arithmetic is f32 and
+-- h is never rounded to the storage type (the unfused plan rounds it once
+-- when it stores it).
+--
+-- A block takes BT time steps of one batch entry and every channel:
+--   1. it stages the input window of every channel, WIN = BT + KS - 1
+--      positions, in shared memory as floats (consecutive threads along
+--      the positions of one channel, so the loads run along T);
+--   2. thread tid takes channels tid, tid + BLOCK, ...: it reads a
+--      channel's window row into registers (lanes on consecutive channels,
+--      whose rows lie an odd number of floats apart: no bank conflicts)
+--      and its KS weights once, and keeps the channel's BT results in
+--      registers (one FMA a tap and result);
+--   3. after a barrier the results overwrite the window as BT rows of C;
+--   4. BLOCK / BT threads share each row: the row's sum, then its sum of
+--      squared deviations from the mean (two passes over shared memory),
+--      each combined by a tree in shared memory; then each thread writes
+--      its channels lane, lane + TPR, ... of the row, so consecutive
+--      threads store consecutive channels.
+-- Design knob stage: smem (as above) or regs (no step 1: each thread
+-- reads its channels' window rows from global memory itself, along T, and
+-- the shared buffer holds only the results).
+-- Tuning knobs: BT (time steps a block), BLOCK (threads).
+-- The window and the rows live in one static shared buffer (48 KB on CUDA),
+-- which bounds BT by C: at C = 512, BT <= 16.
+
+local T = {
+  name = "dwconv_ln",
+  backends = { "cuda", "opencl" },
+  design = { stage = { "smem", "regs" } },
+  tuning = {
+    BT = { 1, 2, 4, 8, 16, 32 },
+    BLOCK = { 64, 128, 256, 512, 1024 },
+  },
+}
+
+local offs = kg.offsets
+
+local MAX_STATIC = 48 * 1024     -- CUDA's static shared memory per block
+
+local function np2(n)
+  local p = 1
+  while p < n do p = p * 2 end
+  return p
+end
+
+local function geometry(spec)
+  local bd, d = spec.bind, spec.dims
+  local conv
+  for _, n in ipairs(spec.nodes) do if n.op == "conv1d" then conv = n end end
+  return {
+    x = bd.x, w = bd.w, bc = bd.bc, gamma = bd.gamma, beta = bd.beta, out = bd.out,
+    conv = conv, B = d.B, C = d.C, T = d.T, KS = d.KS,
+    Tout = bd.out and bd.out.shape[2], pad = spec.params.pad or 0, eps = spec.params.eps or 1e-5,
+  }
+end
+
+-- floats of the shared buffer: the window (C rows of WS), or the results
+-- (BT rows of C), whichever is larger; then BLOCK for the reductions
+local function buf_floats(g, cfg)
+  local ws = (cfg.BT + g.KS - 1) | 1
+  if cfg.stage == "regs" then return cfg.BT * g.C, ws end
+  return math.max(g.C * ws, cfg.BT * g.C), ws
+end
+
+function T.supports(spec)
+  if spec.pattern ~= "dwconv_ln" then return false, "dwconv_ln takes the dwconv_ln pattern" end
+  local g = geometry(spec)
+  for _, k in ipairs({ "x", "w", "gamma", "beta", "out" }) do
+    if not g[k] then return false, "pattern binding '" .. k .. "' is missing" end
+  end
+  if not g.conv then return false, "dwconv_ln without its conv1d" end
+  return true
+end
+
+function T.constraints(spec, cfg)
+  local g = geometry(spec)
+  local tpr = cfg.BLOCK // cfg.BT
+  if cfg.BLOCK < cfg.BT then return false, "fewer threads than time steps" end
+  if cfg.BLOCK > spec.limits.threads then return false, "BLOCK over the device's threads" end
+  if tpr > np2(g.C) then return false, "more threads a row than channels" end
+  if cfg.BT > 1 and cfg.BT > np2(g.Tout) then return false, "BT beyond the output's length" end
+  if kg.cdiv(g.C, cfg.BLOCK) * cfg.BT > 64 then return false, "more than 64 results a thread" end
+  if cfg.BT + g.KS - 1 > 64 then return false, "a window row over 64 registers" end
+  local lim = spec.limits.smem
+  if spec.backend == "cuda" and lim > MAX_STATIC then lim = MAX_STATIC end
+  if 4 * (buf_floats(g, cfg) + cfg.BLOCK) > lim then
+    return false, "the window is over the shared memory"
+  end
+  return true
+end
+
+-- a rough cost, lower first: the halo's re-reads (WIN / BT), the share of
+-- the block's threads the rows' reductions leave idle between barriers,
+-- and small blocks
+function T.rank(spec, cfg)
+  local g = geometry(spec)
+  local tpr = cfg.BLOCK // cfg.BT
+  local steps = math.log(tpr, 2)
+  return (cfg.BT + g.KS - 1) / cfg.BT + steps / 16 + (cfg.BLOCK < 128 and 0.5 or 0) +
+    kg.cdiv(g.C, cfg.BLOCK) * cfg.BT / 128
+end
+
+function T.launch(spec, cfg)
+  local g = geometry(spec)
+  return { grid = { g.B * kg.cdiv(g.Tout, cfg.BT), 1, 1 }, block = { cfg.BLOCK, 1, 1 }, smem = 0 }
+end
+
+function T.emit(spec, design)
+  local g = geometry(spec)
+  local x, w, bc, gm, bt, o = g.x, g.w, g.bc, g.gamma, g.beta, g.out
+  local cuda = spec.backend == "cuda"
+  local SQRT = cuda and "sqrtf" or "sqrt"
+  local L = {}
+  local function add(s) L[#L + 1] = s end
+  local C, Tn, To, KS = g.C, g.T, g.Tout, g.KS
+  add(string.format("#define WIN (BT + %d)", KS - 1))
+  add("#define WS (WIN | 1)")
+  add("#define TPR (BLOCK / BT)")
+  add(string.format("#define NCH ((%d + BLOCK - 1) / BLOCK)", C))
+  if design.stage == "regs" then
+    add(string.format("#define NBUF (BT * %d)", C))
+  else
+    add(string.format("#define NBUF (%d * WS > BT * %d ? %d * WS : BT * %d)", C, C, C, C))
+  end
+  add("  KG_SHARED float buf[NBUF];")
+  add("  KG_SHARED float red[BLOCK];")
+  add("  const int tid = (int)KG_TID(0);")
+  add(string.format("  const long tb = KG_BID(0) %% ((%dL + BT - 1) / BT);", To))
+  add(string.format("  const long b = KG_BID(0) / ((%dL + BT - 1) / BT);", To))
+  add(string.format("  const long t0 = tb * BT, p0 = t0 - %dL;", g.pad))
+  -- 1. the window, along T (stage = smem)
+  if design.stage ~= "regs" then
+    add(string.format("  for (int e = tid; e < %d * WIN; e += BLOCK) {", C))
+    add("    const int c = e / WIN, wi = e % WIN;")
+    add("    const long p = p0 + wi;")
+    add(string.format("    buf[c * WS + wi] = p >= 0 && p < %dL ? %s : 0.0f;", Tn,
+      kg.load(spec, x.dtype, x.cname, offs(x, { "b", "c", "p" }))))
+    add("  }")
+    add("  KG_BARRIER();")
+  end
+  -- 2. the conv: thread tid takes channels tid, tid + BLOCK, ... (NCH of
+  -- them), each channel's KS weights and its window row in registers, and
+  -- keeps its BT results of each
+  add("  float acc[NCH][BT];")
+  add("  #pragma unroll")
+  add("  for (int i = 0; i < NCH; i++) {")
+  add("    const int c = tid + i * BLOCK;")
+  add(string.format("    if (c < %d) {", C))
+  add(string.format("      float wk[%d], xv[WIN];", KS))
+  add("      #pragma unroll")
+  add(string.format("      for (int k = 0; k < %d; k++) wk[k] = %s;", KS,
+    kg.load(spec, w.dtype, w.cname, offs(w, { "c", "0", "k" }))))
+  add(string.format("      const float bv = %s;", bc and kg.load(spec, bc.dtype, bc.cname, offs(bc, { "c" })) or "0.0f"))
+  add("      #pragma unroll")
+  if design.stage == "regs" then
+    -- (each thread reads its rows along T itself; the lines stay in L1
+    -- between its consecutive loads)
+    add("      for (int j = 0; j < WIN; j++) {")
+    add("        const long p = p0 + j;")
+    add(string.format("        xv[j] = p >= 0 && p < %dL ? %s : 0.0f;", Tn,
+      kg.load(spec, x.dtype, x.cname, offs(x, { "b", "c", "p" }))))
+    add("      }")
+  else
+    add("      for (int j = 0; j < WIN; j++) xv[j] = buf[c * WS + j];")
+  end
+  add("      #pragma unroll")
+  add("      for (int tt = 0; tt < BT; tt++) {")
+  add("        float s = bv;")
+  add("        #pragma unroll")
+  add(string.format("        for (int k = 0; k < %d; k++) s += wk[k] * xv[tt + k];", KS))
+  add("        acc[i][tt] = s;")
+  add("      }")
+  add("    }")
+  add("  }")
+  if design.stage ~= "regs" then add("  KG_BARRIER();") end   -- (the window read)
+  -- 3. the results as BT rows of C
+  add("  #pragma unroll")
+  add("  for (int i = 0; i < NCH; i++) {")
+  add("    const int c = tid + i * BLOCK;")
+  add(string.format("    if (c < %d) {", C))
+  add("      #pragma unroll")
+  add(string.format("      for (int tt = 0; tt < BT; tt++) buf[tt * %d + c] = acc[i][tt];", C))
+  add("    }")
+  add("  }")
+  add("  KG_BARRIER();")
+  -- 4. LayerNorm of row r by TPR threads
+  add("  const int r = tid / TPR, lane = tid % TPR;")
+  add(string.format("  const int rb = r * %d;", C))
+  add("  float s = 0.0f;")
+  add(string.format("  for (int c = lane; c < %d; c += TPR) s += buf[rb + c];", C))
+  add("  red[tid] = s;")
+  add("  KG_BARRIER();")
+  add("  for (int h = TPR / 2; h > 0; h >>= 1) {")
+  add("    if (lane < h) red[tid] += red[tid + h];")
+  add("    KG_BARRIER();")
+  add("  }")
+  add(string.format("  const float mean = red[r * TPR] / %s;", kg.float(C)))
+  add("  KG_BARRIER();")
+  add("  float q = 0.0f;")
+  add(string.format("  for (int c = lane; c < %d; c += TPR) { const float d = buf[rb + c] - mean; q += d * d; }", C))
+  add("  red[tid] = q;")
+  add("  KG_BARRIER();")
+  add("  for (int h = TPR / 2; h > 0; h >>= 1) {")
+  add("    if (lane < h) red[tid] += red[tid + h];")
+  add("    KG_BARRIER();")
+  add("  }")
+  add(string.format("  const float rstd = 1.0f / %s(red[r * TPR] / %s + %s);", SQRT, kg.float(C), kg.float(g.eps)))
+  add("  const long t = t0 + r;")
+  add(string.format("  if (t >= %dL) return;", To))
+  add(string.format("  for (int c = lane; c < %d; c += TPR)", C))
+  add("    " .. kg.store(spec, o.dtype, o.cname, offs(o, { "b", "t", "c" }),
+    string.format("(buf[rb + c] - mean) * rstd * %s + %s",
+      kg.load(spec, gm.dtype, gm.cname, offs(gm, { "c" })),
+      kg.load(spec, bt.dtype, bt.cname, offs(bt, { "c" })))))
+  local out = { kg.prelude(spec) }
+  out[#out + 1] = kg.comment(string.format(
+    "depthwise conv1d then LayerNorm over the channels: B %d, C %d, T %d -> %d, K %d, padding %d, eps %s",
+    g.B, C, Tn, To, KS, g.pad, tostring(g.eps)))
+  out[#out + 1] = kg.line()
+  out[#out + 1] = string.format([[
+KG_KERNEL void %s(
+    %s)
+{
+  KG_GRID_DEP();
+%s
+}
+]], spec.kernel, kg.params(spec), table.concat(L, "\n"))
+  return table.concat(out, "\n")
+end
+
+return T

@@ -1,0 +1,28 @@
+# pattern dwconv_ln: a depthwise conv1d read channel-last and normalised
+# over its channels (templates/dwconv_ln.lua), at sizes that are not whole
+# tiles, in the three float types, with a channels-last input
+# (x read through a transposed view of [B, T, C]) and with an output
+# shorter than the input (padding 1 at kernel 5).
+model dwconv_ln
+dim B = 3, C = 72, T = 37
+
+input  x  : f16[B, C, T]
+input  hb : bf16[2, 45, 40]
+input  xf : f32[B, 24, 19]
+weight w7 : f16[C, 1, 7]
+weight b7 : f16[C]
+weight g7 : f16[C]
+weight e7 : f16[C]
+weight w3 : bf16[40, 1, 3]
+weight b3 : bf16[40]
+weight g3 : bf16[40]
+weight e3 : bf16[40]
+weight w5 : f32[24, 1, 5]
+weight b5 : f32[24]
+weight g5 : f32[24]
+weight e5 : f32[24]
+
+y7 = layernorm(transpose(conv1d(x, w7, b7, kernel=7, padding=3, groups=C), 1, 2), g7, e7, axis=-1, eps=1e-6)
+y3 = layernorm(transpose(conv1d(transpose(hb, 1, 2), w3, b3, kernel=3, padding=1, groups=40), 1, 2), g3, e3, axis=-1)
+y5 = layernorm(transpose(conv1d(xf, w5, b5, kernel=5, padding=1, groups=24), 1, 2), g5, e5, axis=-1, eps=1e-5)
+output y7, y3, y5
