@@ -26,17 +26,19 @@
 --      each combined by a tree in shared memory; then each thread writes
 --      its channels lane, lane + TPR, ... of the row, so consecutive
 --      threads store consecutive channels.
--- Design knob stage: smem (as above) or regs (no step 1: each thread
--- reads its channels' window rows from global memory itself, along T, and
--- the shared buffer holds only the results).
--- Tuning knobs: BT (time steps a block), BLOCK (threads).
--- The window and the rows live in one static shared buffer (48 KB on CUDA),
--- which bounds BT by C: at C = 512, BT <= 16.
+-- Design knob xred: smem (the rows' sums by a tree in shared memory) or
+-- shfl (CUDA: warp shuffles, then one step through shared memory where a
+-- row spans warps).  Tuning knobs: BT (time steps a block), BLOCK (threads).
+-- (Reading each thread's window rows straight from global memory, without
+-- step 1, ran about half as fast on the H200: docs/performance.md
+-- attempt 20.)
+-- The window and the rows share one buffer: dynamic shared memory on CUDA,
+-- a static one of at most 48 KB on OpenCL (at C = 512, BT <= 16 there).
 
 local T = {
   name = "dwconv_ln",
   backends = { "cuda", "opencl" },
-  design = { stage = { "smem", "regs" } },
+  design = { xred = { "smem", "shfl" } },
   tuning = {
     BT = { 1, 2, 4, 8, 16, 32 },
     BLOCK = { 64, 128, 256, 512, 1024 },
@@ -45,7 +47,7 @@ local T = {
 
 local offs = kg.offsets
 
-local MAX_STATIC = 48 * 1024     -- CUDA's static shared memory per block
+local MAX_STATIC = 48 * 1024     -- OpenCL's buffer is static: at most 48 KB
 
 local function np2(n)
   local p = 1
@@ -68,8 +70,13 @@ end
 -- (BT rows of C), whichever is larger; then BLOCK for the reductions
 local function buf_floats(g, cfg)
   local ws = (cfg.BT + g.KS - 1) | 1
-  if cfg.stage == "regs" then return cfg.BT * g.C, ws end
   return math.max(g.C * ws, cfg.BT * g.C), ws
+end
+
+-- the kernel's shared memory in bytes: on CUDA dynamic (the runtime lifts
+-- the 48 KB default), on OpenCL static
+local function smem_bytes(g, cfg)
+  return 4 * (buf_floats(g, cfg) + cfg.BLOCK)
 end
 
 function T.supports(spec)
@@ -91,11 +98,10 @@ function T.constraints(spec, cfg)
   if cfg.BT > 1 and cfg.BT > np2(g.Tout) then return false, "BT beyond the output's length" end
   if kg.cdiv(g.C, cfg.BLOCK) * cfg.BT > 64 then return false, "more than 64 results a thread" end
   if cfg.BT + g.KS - 1 > 64 then return false, "a window row over 64 registers" end
+  if cfg.xred == "shfl" and spec.backend ~= "cuda" then return false, "xred=shfl is CUDA's" end
   local lim = spec.limits.smem
-  if spec.backend == "cuda" and lim > MAX_STATIC then lim = MAX_STATIC end
-  if 4 * (buf_floats(g, cfg) + cfg.BLOCK) > lim then
-    return false, "the window is over the shared memory"
-  end
+  if spec.backend ~= "cuda" and lim > MAX_STATIC then lim = MAX_STATIC end
+  if smem_bytes(g, cfg) > lim then return false, "the window is over the shared memory" end
   return true
 end
 
@@ -112,7 +118,8 @@ end
 
 function T.launch(spec, cfg)
   local g = geometry(spec)
-  return { grid = { g.B * kg.cdiv(g.Tout, cfg.BT), 1, 1 }, block = { cfg.BLOCK, 1, 1 }, smem = 0 }
+  return { grid = { g.B * kg.cdiv(g.Tout, cfg.BT), 1, 1 }, block = { cfg.BLOCK, 1, 1 },
+           smem = spec.backend == "cuda" and smem_bytes(g, cfg) or 0 }
 end
 
 function T.emit(spec, design)
@@ -127,27 +134,26 @@ function T.emit(spec, design)
   add("#define WS (WIN | 1)")
   add("#define TPR (BLOCK / BT)")
   add(string.format("#define NCH ((%d + BLOCK - 1) / BLOCK)", C))
-  if design.stage == "regs" then
-    add(string.format("#define NBUF (BT * %d)", C))
+  add(string.format("#define NBUF (%d * WS > BT * %d ? %d * WS : BT * %d)", C, C, C, C))
+  if cuda then
+    add("  extern __shared__ __align__(16) float kg_dl_smem[];")
+    add("  float *const buf = kg_dl_smem, *const red = kg_dl_smem + NBUF;")
   else
-    add(string.format("#define NBUF (%d * WS > BT * %d ? %d * WS : BT * %d)", C, C, C, C))
+    add("  KG_SHARED float buf[NBUF];")
+    add("  KG_SHARED float red[BLOCK];")
   end
-  add("  KG_SHARED float buf[NBUF];")
-  add("  KG_SHARED float red[BLOCK];")
   add("  const int tid = (int)KG_TID(0);")
   add(string.format("  const long tb = KG_BID(0) %% ((%dL + BT - 1) / BT);", To))
   add(string.format("  const long b = KG_BID(0) / ((%dL + BT - 1) / BT);", To))
   add(string.format("  const long t0 = tb * BT, p0 = t0 - %dL;", g.pad))
-  -- 1. the window, along T (stage = smem)
-  if design.stage ~= "regs" then
-    add(string.format("  for (int e = tid; e < %d * WIN; e += BLOCK) {", C))
-    add("    const int c = e / WIN, wi = e % WIN;")
-    add("    const long p = p0 + wi;")
-    add(string.format("    buf[c * WS + wi] = p >= 0 && p < %dL ? %s : 0.0f;", Tn,
-      kg.load(spec, x.dtype, x.cname, offs(x, { "b", "c", "p" }))))
-    add("  }")
-    add("  KG_BARRIER();")
-  end
+  -- 1. the window, along T
+  add(string.format("  for (int e = tid; e < %d * WIN; e += BLOCK) {", C))
+  add("    const int c = e / WIN, wi = e % WIN;")
+  add("    const long p = p0 + wi;")
+  add(string.format("    buf[c * WS + wi] = p >= 0 && p < %dL ? %s : 0.0f;", Tn,
+    kg.load(spec, x.dtype, x.cname, offs(x, { "b", "c", "p" }))))
+  add("  }")
+  add("  KG_BARRIER();")
   -- 2. the conv: thread tid takes channels tid, tid + BLOCK, ... (NCH of
   -- them), each channel's KS weights and its window row in registers, and
   -- keeps its BT results of each
@@ -162,17 +168,7 @@ function T.emit(spec, design)
     kg.load(spec, w.dtype, w.cname, offs(w, { "c", "0", "k" }))))
   add(string.format("      const float bv = %s;", bc and kg.load(spec, bc.dtype, bc.cname, offs(bc, { "c" })) or "0.0f"))
   add("      #pragma unroll")
-  if design.stage == "regs" then
-    -- (each thread reads its rows along T itself; the lines stay in L1
-    -- between its consecutive loads)
-    add("      for (int j = 0; j < WIN; j++) {")
-    add("        const long p = p0 + j;")
-    add(string.format("        xv[j] = p >= 0 && p < %dL ? %s : 0.0f;", Tn,
-      kg.load(spec, x.dtype, x.cname, offs(x, { "b", "c", "p" }))))
-    add("      }")
-  else
-    add("      for (int j = 0; j < WIN; j++) xv[j] = buf[c * WS + j];")
-  end
+  add("      for (int j = 0; j < WIN; j++) xv[j] = buf[c * WS + j];")
   add("      #pragma unroll")
   add("      for (int tt = 0; tt < BT; tt++) {")
   add("        float s = bv;")
@@ -182,7 +178,7 @@ function T.emit(spec, design)
   add("      }")
   add("    }")
   add("  }")
-  if design.stage ~= "regs" then add("  KG_BARRIER();") end   -- (the window read)
+  add("  KG_BARRIER();")   -- (every window row read)
   -- 3. the results as BT rows of C
   add("  #pragma unroll")
   add("  for (int i = 0; i < NCH; i++) {")
@@ -193,28 +189,43 @@ function T.emit(spec, design)
   add("    }")
   add("  }")
   add("  KG_BARRIER();")
+  -- v = the sum of v over the TPR threads of the row, in every one of
+  -- them: a tree in shared memory (xred=smem), or warp shuffles and, where
+  -- a row spans warps, one step through shared memory (shfl)
+  local function rowsum(v)
+    if design.xred == "shfl" then
+      add("  #pragma unroll")
+      add(string.format("  for (int o = (TPR < 32 ? TPR : 32) / 2; o > 0; o >>= 1) %s += __shfl_xor_sync(0xffffffffu, %s, o);", v, v))
+      add("#if TPR > 32")
+      add(string.format("  if (lane %% 32 == 0) red[tid / 32] = %s;", v))
+      add("  KG_BARRIER();")
+      add(string.format("  %s = 0.0f;", v))
+      add("  #pragma unroll")
+      add(string.format("  for (int i = 0; i < TPR / 32; i++) %s += red[r * (TPR / 32) + i];", v))
+      add("  KG_BARRIER();")
+      add("#endif")
+    else
+      add(string.format("  red[tid] = %s;", v))
+      add("  KG_BARRIER();")
+      add("  for (int h = TPR / 2; h > 0; h >>= 1) {")
+      add("    if (lane < h) red[tid] += red[tid + h];")
+      add("    KG_BARRIER();")
+      add("  }")
+      add(string.format("  %s = red[r * TPR];", v))
+      add("  KG_BARRIER();")
+    end
+  end
   -- 4. LayerNorm of row r by TPR threads
   add("  const int r = tid / TPR, lane = tid % TPR;")
   add(string.format("  const int rb = r * %d;", C))
   add("  float s = 0.0f;")
   add(string.format("  for (int c = lane; c < %d; c += TPR) s += buf[rb + c];", C))
-  add("  red[tid] = s;")
-  add("  KG_BARRIER();")
-  add("  for (int h = TPR / 2; h > 0; h >>= 1) {")
-  add("    if (lane < h) red[tid] += red[tid + h];")
-  add("    KG_BARRIER();")
-  add("  }")
-  add(string.format("  const float mean = red[r * TPR] / %s;", kg.float(C)))
-  add("  KG_BARRIER();")
+  rowsum("s")
+  add(string.format("  const float mean = s / %s;", kg.float(C)))
   add("  float q = 0.0f;")
   add(string.format("  for (int c = lane; c < %d; c += TPR) { const float d = buf[rb + c] - mean; q += d * d; }", C))
-  add("  red[tid] = q;")
-  add("  KG_BARRIER();")
-  add("  for (int h = TPR / 2; h > 0; h >>= 1) {")
-  add("    if (lane < h) red[tid] += red[tid + h];")
-  add("    KG_BARRIER();")
-  add("  }")
-  add(string.format("  const float rstd = 1.0f / %s(red[r * TPR] / %s + %s);", SQRT, kg.float(C), kg.float(g.eps)))
+  rowsum("q")
+  add(string.format("  const float rstd = 1.0f / %s(q / %s + %s);", SQRT, kg.float(C), kg.float(g.eps)))
   add("  const long t = t0 + r;")
   add(string.format("  if (t >= %dL) return;", To))
   add(string.format("  for (int c = lane; c < %d; c += TPR)", C))
