@@ -368,7 +368,13 @@ static bool unify_node(Matcher *M, const Node *pn, Node *mn, Goal *rest, int n)
     for (int p = 0; p < o->nparams; p++) {
         if (o->params[p].kind <= P_TENSOR_LIST)
             continue;
-        if (!unify_attr(M, &pn->attr[p], &mn->attr[p], o->params[p].kind == P_DTYPE))
+        Attr ma = mn->attr[p];
+        /* a model's conv1d without `kernel` has its weight's K: it matches
+         * a pattern's `kernel=1` or `kernel=KS` as if it had written it */
+        if (mn->op == OP_CONV1D && ma.kind == A_NONE && pn->attr[p].kind != A_NONE &&
+            !strcmp(o->params[p].name, "kernel") && mn->nin > 1 && mn->in[1])
+            ma = (Attr){.kind = A_INT, .i = mn->in[1]->shape[mn->in[1]->rank - 1], .hole = -1};
+        if (!unify_attr(M, &pn->attr[p], &ma, o->params[p].kind == P_DTYPE))
             return false;
     }
     m->node[pn->id] = mn;

@@ -1,6 +1,7 @@
 # Golden: the WaveNet gated-tanh residual unit fuses into one gemm kernel,
 # written as in the pattern (block 1) and with every commutative operand
-# swapped (block 2: tanh(filt) * sigmoid(gate), 0.5 * (res + x)).
+# swapped (block 2: tanh(filt) * sigmoid(gate), 0.5 * (res + x)), and with
+# a 1x1 conv that does not write kernel=1 (block 3: its weight's K is 1).
 model gated_tanh_residual
 dim B = 2, C = 8, T = 16
 dtype DT = f32
@@ -23,8 +24,15 @@ z2           = tanh(filt2) * sigmoid(gate2)
 o2           = conv1d(z2, w2, b2, kernel=1)
 res2, skip2  = split(o2, [C, C], axis=1)
 out2         = 0.7071067811865476 * (res2 + out)
-output out2, skip, skip2
+
+gate3, filt3 = split(y, [C, C], axis=1)
+z3           = sigmoid(gate3) * tanh(filt3)
+o3           = conv1d(z3, w, b)
+res3, skip3  = split(o3, [C, C], axis=1)
+out3         = (out2 + res3) * 0.7071067811865476
+output out3, skip, skip2, skip3
 
 # --- plan ---
 # k0_gated_tanh_residual fused gemm
 # k1_gated_tanh_residual fused gemm
+# k2_gated_tanh_residual fused gemm

@@ -7,6 +7,8 @@
 #          kernel, then a LayerNorm kernel.
 # Block 4: the conv's result is also a model output, so it cannot stay
 #          inside a kernel: no fusion.
+# Block 5: a conv that does not write `kernel=` has its weight's K, so it
+#          matches the pattern's kernel=KS: one dwconv_ln kernel.
 model dwconv_ln_golden
 dim B = 2, C = 8, T = 12, N = 16
 dtype DT = f32
@@ -25,7 +27,8 @@ o2 = gelu(linear(h2, w1, b1))
 o3 = layernorm(transpose(conv1d(x, w, bc, kernel=3, padding=1, stride=2, groups=C), 1, 2), g, e, axis=-1)
 c4 = conv1d(x, w, bc, kernel=3, padding=1, groups=C)
 o4 = layernorm(transpose(c4, 1, 2), g, e, axis=-1)
-output o1, o2, o3, o4, c4
+o5 = layernorm(transpose(conv1d(x, w, bc, padding=1, groups=C), 1, 2), g, e, axis=-1)
+output o1, o2, o3, o4, c4, o5
 
 # --- plan ---
 # k0_dwconv_ln fused dwconv_ln
@@ -38,3 +41,4 @@ output o1, o2, o3, o4, c4
 # k7_conv1d generic dwconv
 # k8_transpose view -
 # k9_layernorm generic rownorm
+# k10_dwconv_ln fused dwconv_ln
