@@ -26,6 +26,10 @@
 --      each combined by a tree in shared memory; then each thread writes
 --      its channels lane, lane + TPR, ... of the row, so consecutive
 --      threads store consecutive channels.
+-- Design knob path: tile (as above) or direct, the fallback where the
+-- buffer does not fit (C * (BT + KS - 1) floats; at KS = 7 on OpenCL's
+-- 48 KB, C over about 1700): no buffer, each of the LayerNorm's three
+-- passes computes the conv's values again from global memory.
 -- Design knob xred: smem (the rows' sums by a tree in shared memory) or
 -- shfl (CUDA: warp shuffles, then one step through shared memory where a
 -- row spans warps).  Tuning knobs: BT (time steps a block), BLOCK (threads).
@@ -38,7 +42,7 @@
 local T = {
   name = "dwconv_ln",
   backends = { "cuda", "opencl" },
-  design = { xred = { "smem", "shfl" } },
+  design = { path = { "tile", "direct" }, xred = { "smem", "shfl" } },
   tuning = {
     BT = { 1, 2, 4, 8, 16, 32 },
     BLOCK = { 64, 128, 256, 512, 1024 },
@@ -70,6 +74,7 @@ end
 -- (BT rows of C), whichever is larger; then BLOCK for the reductions
 local function buf_floats(g, cfg)
   local ws = (cfg.BT + g.KS - 1) | 1
+  if cfg.path == "direct" then return 0, ws end
   return math.max(g.C * ws, cfg.BT * g.C), ws
 end
 
@@ -96,8 +101,10 @@ function T.constraints(spec, cfg)
   if cfg.BLOCK > spec.limits.threads then return false, "BLOCK over the device's threads" end
   if tpr > np2(g.C) then return false, "more threads a row than channels" end
   if cfg.BT > 1 and cfg.BT > np2(g.Tout) then return false, "BT beyond the output's length" end
-  if kg.cdiv(g.C, cfg.BLOCK) * cfg.BT > 64 then return false, "more than 64 results a thread" end
-  if cfg.BT + g.KS - 1 > 64 then return false, "a window row over 64 registers" end
+  if cfg.path == "tile" then
+    if kg.cdiv(g.C, cfg.BLOCK) * cfg.BT > 64 then return false, "more than 64 results a thread" end
+    if cfg.BT + g.KS - 1 > 64 then return false, "a window row over 64 registers" end
+  end
   if cfg.xred == "shfl" and spec.backend ~= "cuda" then return false, "xred=shfl is CUDA's" end
   local lim = spec.limits.smem
   if spec.backend ~= "cuda" and lim > MAX_STATIC then lim = MAX_STATIC end
@@ -112,6 +119,9 @@ function T.rank(spec, cfg)
   local g = geometry(spec)
   local tpr = cfg.BLOCK // cfg.BT
   local steps = math.log(tpr, 2)
+  -- (direct: every pass reads each input KS times, lanes along the
+  -- channels, a run of one value each: a fallback)
+  if cfg.path == "direct" then return 3 * g.KS + steps / 16 + (cfg.BLOCK < 128 and 0.5 or 0) end
   return (cfg.BT + g.KS - 1) / cfg.BT + steps / 16 + (cfg.BLOCK < 128 and 0.5 or 0) +
     kg.cdiv(g.C, cfg.BLOCK) * cfg.BT / 128
 end
@@ -134,61 +144,69 @@ function T.emit(spec, design)
   add("#define WS (WIN | 1)")
   add("#define TPR (BLOCK / BT)")
   add(string.format("#define NCH ((%d + BLOCK - 1) / BLOCK)", C))
-  add(string.format("#define NBUF (%d * WS > BT * %d ? %d * WS : BT * %d)", C, C, C, C))
+  local tile = design.path ~= "direct"
+  if tile then
+    add(string.format("#define NBUF (%d * WS > BT * %d ? %d * WS : BT * %d)", C, C, C, C))
+  else
+    add("#define NBUF 0")
+  end
   if cuda then
     add("  extern __shared__ __align__(16) float kg_dl_smem[];")
-    add("  float *const buf = kg_dl_smem, *const red = kg_dl_smem + NBUF;")
+    add(tile and "  float *const buf = kg_dl_smem, *const red = kg_dl_smem + NBUF;" or
+      "  float *const red = kg_dl_smem;")
   else
-    add("  KG_SHARED float buf[NBUF];")
+    if tile then add("  KG_SHARED float buf[NBUF];") end
     add("  KG_SHARED float red[BLOCK];")
   end
   add("  const int tid = (int)KG_TID(0);")
   add(string.format("  const long tb = KG_BID(0) %% ((%dL + BT - 1) / BT);", To))
   add(string.format("  const long b = KG_BID(0) / ((%dL + BT - 1) / BT);", To))
   add(string.format("  const long t0 = tb * BT, p0 = t0 - %dL;", g.pad))
-  -- 1. the window, along T
-  add(string.format("  for (int e = tid; e < %d * WIN; e += BLOCK) {", C))
-  add("    const int c = e / WIN, wi = e % WIN;")
-  add("    const long p = p0 + wi;")
-  add(string.format("    buf[c * WS + wi] = p >= 0 && p < %dL ? %s : 0.0f;", Tn,
-    kg.load(spec, x.dtype, x.cname, offs(x, { "b", "c", "p" }))))
-  add("  }")
-  add("  KG_BARRIER();")
-  -- 2. the conv: thread tid takes channels tid, tid + BLOCK, ... (NCH of
-  -- them), each channel's KS weights and its window row in registers, and
-  -- keeps its BT results of each
-  add("  float acc[NCH][BT];")
-  add("  #pragma unroll")
-  add("  for (int i = 0; i < NCH; i++) {")
-  add("    const int c = tid + i * BLOCK;")
-  add(string.format("    if (c < %d) {", C))
-  add(string.format("      float wk[%d], xv[WIN];", KS))
-  add("      #pragma unroll")
-  add(string.format("      for (int k = 0; k < %d; k++) wk[k] = %s;", KS,
-    kg.load(spec, w.dtype, w.cname, offs(w, { "c", "0", "k" }))))
-  add(string.format("      const float bv = %s;", bc and kg.load(spec, bc.dtype, bc.cname, offs(bc, { "c" })) or "0.0f"))
-  add("      #pragma unroll")
-  add("      for (int j = 0; j < WIN; j++) xv[j] = buf[c * WS + j];")
-  add("      #pragma unroll")
-  add("      for (int tt = 0; tt < BT; tt++) {")
-  add("        float s = bv;")
-  add("        #pragma unroll")
-  add(string.format("        for (int k = 0; k < %d; k++) s += wk[k] * xv[tt + k];", KS))
-  add("        acc[i][tt] = s;")
-  add("      }")
-  add("    }")
-  add("  }")
-  add("  KG_BARRIER();")   -- (every window row read)
-  -- 3. the results as BT rows of C
-  add("  #pragma unroll")
-  add("  for (int i = 0; i < NCH; i++) {")
-  add("    const int c = tid + i * BLOCK;")
-  add(string.format("    if (c < %d) {", C))
-  add("      #pragma unroll")
-  add(string.format("      for (int tt = 0; tt < BT; tt++) buf[tt * %d + c] = acc[i][tt];", C))
-  add("    }")
-  add("  }")
-  add("  KG_BARRIER();")
+  if tile then
+    -- 1. the window, along T
+    add(string.format("  for (int e = tid; e < %d * WIN; e += BLOCK) {", C))
+    add("    const int c = e / WIN, wi = e % WIN;")
+    add("    const long p = p0 + wi;")
+    add(string.format("    buf[c * WS + wi] = p >= 0 && p < %dL ? %s : 0.0f;", Tn,
+      kg.load(spec, x.dtype, x.cname, offs(x, { "b", "c", "p" }))))
+    add("  }")
+    add("  KG_BARRIER();")
+    -- 2. the conv: thread tid takes channels tid, tid + BLOCK, ... (NCH of
+    -- them), each channel's KS weights and its window row in registers, and
+    -- keeps its BT results of each
+    add("  float acc[NCH][BT];")
+    add("  #pragma unroll")
+    add("  for (int i = 0; i < NCH; i++) {")
+    add("    const int c = tid + i * BLOCK;")
+    add(string.format("    if (c < %d) {", C))
+    add(string.format("      float wk[%d], xv[WIN];", KS))
+    add("      #pragma unroll")
+    add(string.format("      for (int k = 0; k < %d; k++) wk[k] = %s;", KS,
+      kg.load(spec, w.dtype, w.cname, offs(w, { "c", "0", "k" }))))
+    add(string.format("      const float bv = %s;", bc and kg.load(spec, bc.dtype, bc.cname, offs(bc, { "c" })) or "0.0f"))
+    add("      #pragma unroll")
+    add("      for (int j = 0; j < WIN; j++) xv[j] = buf[c * WS + j];")
+    add("      #pragma unroll")
+    add("      for (int tt = 0; tt < BT; tt++) {")
+    add("        float s = bv;")
+    add("        #pragma unroll")
+    add(string.format("        for (int k = 0; k < %d; k++) s += wk[k] * xv[tt + k];", KS))
+    add("        acc[i][tt] = s;")
+    add("      }")
+    add("    }")
+    add("  }")
+    add("  KG_BARRIER();")   -- (every window row read)
+    -- 3. the results as BT rows of C
+    add("  #pragma unroll")
+    add("  for (int i = 0; i < NCH; i++) {")
+    add("    const int c = tid + i * BLOCK;")
+    add(string.format("    if (c < %d) {", C))
+    add("      #pragma unroll")
+    add(string.format("      for (int tt = 0; tt < BT; tt++) buf[tt * %d + c] = acc[i][tt];", C))
+    add("    }")
+    add("  }")
+    add("  KG_BARRIER();")
+  end
   -- v = the sum of v over the TPR threads of the row, in every one of
   -- them: a tree in shared memory (xred=smem), or warp shuffles and, where
   -- a row spans warps, one step through shared memory (shfl)
@@ -215,22 +233,41 @@ function T.emit(spec, design)
       add("  KG_BARRIER();")
     end
   end
-  -- 4. LayerNorm of row r by TPR threads
+  -- 4. LayerNorm of row r by TPR threads: each pass visits the row's
+  -- channels lane, lane + TPR, ..., with v the conv's value there (tile:
+  -- from the rows in shared memory; direct: computed again from global
+  -- memory, 0 past the output's end)
   add("  const int r = tid / TPR, lane = tid % TPR;")
   add(string.format("  const int rb = r * %d;", C))
+  add("  const long t = t0 + r;")
+  local function each(body)
+    add(string.format("  for (int c = lane; c < %d; c += TPR) {", C))
+    if tile then
+      add("    const float v = buf[rb + c];")
+    else
+      add(string.format("    float v = %s;", bc and kg.load(spec, bc.dtype, bc.cname, offs(bc, { "c" })) or "0.0f"))
+      add(string.format("    if (t < %dL)", To))
+      add(string.format("      for (int k = 0; k < %d; k++) {", KS))
+      add(string.format("        const long p = t - %dL + k;", g.pad))
+      add(string.format("        if (p >= 0 && p < %dL) v += %s * %s;", Tn,
+        kg.load(spec, w.dtype, w.cname, offs(w, { "c", "0", "k" })),
+        kg.load(spec, x.dtype, x.cname, offs(x, { "b", "c", "p" }))))
+      add("      }")
+    end
+    add("    " .. body)
+    add("  }")
+  end
   add("  float s = 0.0f;")
-  add(string.format("  for (int c = lane; c < %d; c += TPR) s += buf[rb + c];", C))
+  each("s += v;")
   rowsum("s")
   add(string.format("  const float mean = s / %s;", kg.float(C)))
   add("  float q = 0.0f;")
-  add(string.format("  for (int c = lane; c < %d; c += TPR) { const float d = buf[rb + c] - mean; q += d * d; }", C))
+  each("const float d = v - mean; q += d * d;")
   rowsum("q")
   add(string.format("  const float rstd = 1.0f / %s(q / %s + %s);", SQRT, kg.float(C), kg.float(g.eps)))
-  add("  const long t = t0 + r;")
   add(string.format("  if (t >= %dL) return;", To))
-  add(string.format("  for (int c = lane; c < %d; c += TPR)", C))
-  add("    " .. kg.store(spec, o.dtype, o.cname, offs(o, { "b", "t", "c" }),
-    string.format("(buf[rb + c] - mean) * rstd * %s + %s",
+  each(kg.store(spec, o.dtype, o.cname, offs(o, { "b", "t", "c" }),
+    string.format("(v - mean) * rstd * %s + %s",
       kg.load(spec, gm.dtype, gm.cname, offs(gm, { "c" })),
       kg.load(spec, bt.dtype, bt.cname, offs(bt, { "c" })))))
   local out = { kg.prelude(spec) }
