@@ -7,9 +7,8 @@
 -- with zero padding (x outside [0, T) reads as 0) and stride and dilation 1
 -- (the pattern matches no other); t runs over the conv's output length
 -- T + 2 pad - KS + 1.  x is any strided view of [B, C, T]; out [B, Tout, C]
--- too.  All arithmetic is f32 and
--- h is never rounded to the storage type (the unfused plan rounds it once
--- when it stores it).
+-- too.  All arithmetic is f32 and h is never rounded to the storage type
+-- (the unfused plan rounds it once when it stores it).
 --
 -- A block takes BT time steps of one batch entry and every channel:
 --   1. it stages the input window of every channel, WIN = BT + KS - 1
@@ -23,9 +22,9 @@
 --   3. after a barrier the results overwrite the window as BT rows of C;
 --   4. BLOCK / BT threads share each row: the row's sum, then its sum of
 --      squared deviations from the mean (two passes over shared memory),
---      each combined by a tree in shared memory; then each thread writes
---      its channels lane, lane + TPR, ... of the row, so consecutive
---      threads store consecutive channels.
+--      each combined across the row's threads (xred below); then each
+--      thread writes its channels lane, lane + TPR, ... of the row, so
+--      consecutive threads store consecutive channels.
 -- Design knob path: tile (as above) or direct, the fallback where the
 -- buffer does not fit (C * (BT + KS - 1) floats; at KS = 7 on OpenCL's
 -- 48 KB, C over about 1700): no buffer, each of the LayerNorm's three
@@ -171,40 +170,42 @@ function T.emit(spec, design)
       kg.load(spec, x.dtype, x.cname, offs(x, { "b", "c", "p" }))))
     add("  }")
     add("  KG_BARRIER();")
-    -- 2. the conv: thread tid takes channels tid, tid + BLOCK, ... (NCH of
-    -- them), each channel's KS weights and its window row in registers, and
-    -- keeps its BT results of each
+    -- thread tid's channels tid, tid + BLOCK, ... (NCH of them): body
+    -- emits the statements for channel c, the i-th
+    local function channels(body)
+      add("  #pragma unroll")
+      add("  for (int i = 0; i < NCH; i++) {")
+      add("    const int c = tid + i * BLOCK;")
+      add(string.format("    if (c < %d) {", C))
+      body()
+      add("    }")
+      add("  }")
+    end
+    -- 2. the conv: each channel's KS weights and its window row in
+    -- registers, and its BT results kept there
     add("  float acc[NCH][BT];")
-    add("  #pragma unroll")
-    add("  for (int i = 0; i < NCH; i++) {")
-    add("    const int c = tid + i * BLOCK;")
-    add(string.format("    if (c < %d) {", C))
-    add(string.format("      float wk[%d], xv[WIN];", KS))
-    add("      #pragma unroll")
-    add(string.format("      for (int k = 0; k < %d; k++) wk[k] = %s;", KS,
-      kg.load(spec, w.dtype, w.cname, offs(w, { "c", "0", "k" }))))
-    add(string.format("      const float bv = %s;", bc and kg.load(spec, bc.dtype, bc.cname, offs(bc, { "c" })) or "0.0f"))
-    add("      #pragma unroll")
-    add("      for (int j = 0; j < WIN; j++) xv[j] = buf[c * WS + j];")
-    add("      #pragma unroll")
-    add("      for (int tt = 0; tt < BT; tt++) {")
-    add("        float s = bv;")
-    add("        #pragma unroll")
-    add(string.format("        for (int k = 0; k < %d; k++) s += wk[k] * xv[tt + k];", KS))
-    add("        acc[i][tt] = s;")
-    add("      }")
-    add("    }")
-    add("  }")
+    channels(function()
+      add(string.format("      float wk[%d], xv[WIN];", KS))
+      add("      #pragma unroll")
+      add(string.format("      for (int k = 0; k < %d; k++) wk[k] = %s;", KS,
+        kg.load(spec, w.dtype, w.cname, offs(w, { "c", "0", "k" }))))
+      add(string.format("      const float bv = %s;", bc and kg.load(spec, bc.dtype, bc.cname, offs(bc, { "c" })) or "0.0f"))
+      add("      #pragma unroll")
+      add("      for (int j = 0; j < WIN; j++) xv[j] = buf[c * WS + j];")
+      add("      #pragma unroll")
+      add("      for (int tt = 0; tt < BT; tt++) {")
+      add("        float s = bv;")
+      add("        #pragma unroll")
+      add(string.format("        for (int k = 0; k < %d; k++) s += wk[k] * xv[tt + k];", KS))
+      add("        acc[i][tt] = s;")
+      add("      }")
+    end)
     add("  KG_BARRIER();")   -- (every window row read)
     -- 3. the results as BT rows of C
-    add("  #pragma unroll")
-    add("  for (int i = 0; i < NCH; i++) {")
-    add("    const int c = tid + i * BLOCK;")
-    add(string.format("    if (c < %d) {", C))
-    add("      #pragma unroll")
-    add(string.format("      for (int tt = 0; tt < BT; tt++) buf[tt * %d + c] = acc[i][tt];", C))
-    add("    }")
-    add("  }")
+    channels(function()
+      add("      #pragma unroll")
+      add(string.format("      for (int tt = 0; tt < BT; tt++) buf[tt * %d + c] = acc[i][tt];", C))
+    end)
     add("  KG_BARRIER();")
   end
   -- v = the sum of v over the TPR threads of the row, in every one of
