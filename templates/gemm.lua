@@ -790,7 +790,7 @@ end
 -- move in aligned runs of 8 along the output's contiguous axis (vec_epi),
 -- and gemm_glu's result is stored along its rows
 local function reg_epi(P, design)
-  if design.path ~= "wgmma" or design.ln == "fold" then return false end
+  if design.path ~= "wgmma" or (design.ln == "fold" and design.sched ~= "pp") then return false end
   local mf = out_mfast(P)
   if P.epi == "glu" then return not mf and vec_epi(P, false) end
   return (P.epi == "plain" or P.epi == "gelu" or P.epi == "add" or P.epi == "gated") and
@@ -888,6 +888,8 @@ local function ln_extra(P, cfg, nt)
   -- (ws: mean and rstd, and each stage's 64 gamma and beta, ws_ln_gb)
   if cfg.ln == "prepass" and cfg.sched == "ws" then return 8 * cfg.BM + 256 * cfg.STAGES end
   if cfg.ln == "prepass" then return 4 * (2 * cfg.BM + math.max(nt, cfg.BM)) end
+  -- (pp: each consumer's rstd and rstd * mean of its tile's rows)
+  if cfg.ln == "fold" and cfg.sched == "pp" then return 4 * (4 * cfg.BM + 2 * cfg.BN) end
   if cfg.ln == "fold" and cfg.path ~= "simt" then return 4 * (2 * cfg.BM + 2 * cfg.BN) end
   return 0
 end
@@ -941,7 +943,13 @@ function T.constraints(spec, cfg)
   end
   if cfg.sched == "pp" then
     if cfg.path ~= "wgmma" then return false, "sched=pp is a wgmma schedule" end
-    if cfg.ln ~= "none" then return false, "sched=pp: no LayerNorm" end
+    if cfg.ln == "prepass" then return false, "sched=pp: LayerNorm by fold only" end
+    if cfg.ln == "fold" and cfg.load ~= "panel" then
+      return false, "sched=pp: ln=fold scales B's panel once (load=panel)"
+    end
+    if cfg.ln == "fold" and not reg_epi(P, cfg) then
+      return false, "sched=pp: ln=fold on the register epilogue (outputs in aligned runs of 8)"
+    end
     if not (a_ss(P, cfg) or a_desc(P, cfg)) then
       return false, "sched=pp: A must reach wgmma through a descriptor"
     end
@@ -1207,6 +1215,9 @@ function T.rank(spec, cfg)
   -- about 64 columns' worth of MMA time per row, whatever BN
   local pass = 0
   if a_desc(P, cfg) and P.A.kind ~= "strided" then pass = 64 end
+  -- (pp's ln=fold: each A row's sums from the landed stage beside its
+  -- MMAs, a pass's quarter, a guess)
+  if pp and cfg.ln == "fold" then pass = 16 end
   -- split-K: a slice of K per block, and the cluster's reduction (about
   -- 16 K steps' worth of time per extra block)
   local kpad = kg.cdiv(kg.cdiv(P.K, cfg.BK), split) * cfg.BK + 16 * (split - 1)
@@ -3040,8 +3051,10 @@ local function reg_epilogue(spec, P, design)
     "#define GEMM_EST (GEMM_BNL * GEMM_HS / 2)   /* its size in floats */" or
     "#define GEMM_HS (GEMM_BNL + 8)   /* the 16-bit tile's row stride */\n" ..
     "#define GEMM_EST (BM * GEMM_HS / 2)   /* its size in floats */") .. (tst and "\n#endif" or "")
-  -- the column vectors of this thread's 2 GEMM_NIL columns
-  local vecs = { { "b", P.bias, "n" }, { "s", P.cscale, "n" } }
+  -- the column vectors of this thread's 2 GEMM_NIL columns (ln=fold: the
+  -- bias is in the panel's column sums, gemm_cb)
+  local fold = design.ln == "fold"
+  local vecs = { { "b", not fold and P.bias, "n" }, { "s", P.cscale, "n" } }
   if P.glu and P.bias then vecs[3] = { "g", P.bias, "(n + " .. lit(P.N) .. ")" } end
   local colpre = ""
   for _, v in ipairs(vecs) do
@@ -3086,15 +3099,24 @@ local function reg_epilogue(spec, P, design)
         kg.unary(spec, "gelu", "x[i]", { approximate = P.approximate }) .. ";"
     end
     local v = "acc[mi][ni][q]" .. b
+    -- (ln=fold: rstd * (acc - mean * cw[n]) + cb[n], with cb[n] holding
+    -- the bias: two FMAs from the row's rstd and rstd * mean)
+    if fold then
+      v = "fmaf(fr_r[mi][q >> 1], acc[mi][ni][q], fmaf(-fr_m[mi][q >> 1], fc_w[q & 1], fc_b[q & 1]))"
+    end
     if P.cscale then v = "(" .. v .. ") * rc_s[ni][q & 1]" end
     if P.epi == "gelu" then v = pre_scale(P, v) end
     body = fill([[
-        float x[GEMM_MI * 4];
+$fcol        float x[GEMM_MI * 4];
         #pragma unroll
         for (int mi = 0; mi < GEMM_MI; mi++)
           #pragma unroll
           for (int q = 0; q < 4; q++) x[mi * 4 + q] = $v;
-$act]], { v = v, act = act ~= "" and "        " .. act .. "\n" or "" })
+$act]], { v = v, act = act ~= "" and "        " .. act .. "\n" or "",
+      fcol = fold and [[
+        const int fj = wn * GEMM_WTNL + ni * 8 + (lane & 3) * 2;
+        const float fc_w[2] = { gemm_cw[fj], gemm_cw[fj + 1] }, fc_b[2] = { gemm_cb[fj], gemm_cb[fj + 1] };
+]] or "" })
   end
   -- a thread's pair of columns lies along a row of the tile (two values,
   -- one 4-byte store) or, channel-first, across two of its columns
@@ -3145,6 +3167,8 @@ $act]], { v = v, act = act ~= "" and "        " .. act .. "\n" or "" })
   end
   -- the values of each column group, computed and put in the tile (decl:
   -- the thread's base address there)
+  -- (ln=fold: fr_r and fr_m, the rstd and rstd * mean of the thread's
+  -- rows, come from its consumer's K loop: fold_stats)
   local function staging(decl, pt)
     return "    {\n" .. decl .. fill([[
       #pragma unroll
@@ -3622,6 +3646,111 @@ static __device__ __forceinline__ uint4 kg_cv_shift(uint4 lo, uint4 hi, int e)
 ]], g)
 end
 
+-- ln=fold under sched=pp (load=panel): a block's tiles share its column
+-- tile, so B's panel is scaled by gamma once, in place, when it lands, by
+-- both consumer warpgroups (GEMM_FPC threads a column, each 8 / GEMM_FPC
+-- chunks of each K tile, so a quarter-warp's 16-byte reads hit 8 distinct
+-- chunks), and the column sums go to gemm_cw and gemm_cb (the bias
+-- added); the async proxy is fenced before the MMAs read the panel
+local function fold_panel(spec, P)
+  local dt = P.dt
+  local ct = kg.ctype(spec, dt)
+  local bias = P.bias and kg.load(spec, P.bias.arg.dtype, P.bias.arg.cname, addr(P.bias, "z", "0", "n")) or "0.0f"
+  return kg.line() .. "\n" .. fill([[
+    if (GEMM_PB < GEMM_TILES) {
+      kg_mb_wait(&gemm_bfull, 0u);
+      const long z = 0;
+      const int fj = (int)threadIdx.x / GEMM_FPC, fpart = (int)threadIdx.x % GEMM_FPC;
+      float cw = 0.0f, cb = 0.0f;
+      (void)z;
+      for (long kt = 0; kt < GEMM_KT; kt++) {
+        #pragma unroll
+        for (int i = 0; i < 8 / GEMM_FPC; i++) {
+          const int c = fpart * (8 / GEMM_FPC) + i;
+          uint4 *p = (uint4 *)(gemm_bs + kt * BN * BK + fj * 64 + ((c ^ (fj & 7)) << 3));
+          uint4 raw = *p;
+          $ct *h = ($ct *)&raw;
+          #pragma unroll
+          for (int u = 0; u < 8; u++) {
+            const long k = kt * BK + c * 8 + u;
+$col
+          }
+          *p = raw;
+        }
+      }
+      #pragma unroll
+      for (int o = 1; o < GEMM_FPC; o <<= 1) {
+        cw += __shfl_xor_sync(0xffffffffu, cw, o);
+        cb += __shfl_xor_sync(0xffffffffu, cb, o);
+      }
+      if (fpart == 0) {
+        const long n = GEMM_PB % GEMM_TILES_N * GEMM_BNL + fj;
+        gemm_cw[fj] = cw;
+        gemm_cb[fj] = cb + (n < GEMM_N ? $bias : 0.0f);
+      }
+      kg_wg_fence_async();
+      kg_bar_sync(7, 2 * GEMM_NT);
+    }
+]], { ct = ct, bias = bias,
+      col = fold_col(spec, P, kg.load(spec, dt, "h", "u"), kg.store(spec, dt, "h", "u", "wg")) })
+end
+
+-- ln=fold under sched=pp: each consumer sums its tile's rows (GEMM_FP
+-- threads a row, 8 / GEMM_FP chunks each, four partial sums against the
+-- add's latency) from each landed A stage while that stage's MMAs run;
+-- after the K loop the row's rstd and rstd * mean go to gemm_fr and
+-- gemm_fm for the epilogue (a row past M sums zeros)
+local function fold_stats(spec, P)
+  local dt = P.dt
+  local ct = kg.ctype(spec, dt)
+  local init = [[
+      const int fr_row = tid / GEMM_FP, fr_p = tid % GEMM_FP;
+      float f_s[4] = { 0.0f, 0.0f, 0.0f, 0.0f }, f_q[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+      float fr_r[GEMM_MI][2], fr_m[GEMM_MI][2];
+]]
+  local step = fill([[
+      #pragma unroll
+      for (int i = 0; i < 8 / GEMM_FP; i++) {
+        const int c = fr_p * (8 / GEMM_FP) + i;
+        const uint4 raw = *(const uint4 *)(as_c + fr_row * 64 + ((c ^ (fr_row & 7)) << 3));
+        const $ct *h = (const $ct *)&raw;
+        #pragma unroll
+        for (int u = 0; u < 8; u++) {
+          const float xv = $lda;
+          f_s[u & 3] += xv;
+          f_q[u & 3] = fmaf(xv, xv, f_q[u & 3]);
+        }
+      }
+]], { ct = ct, lda = kg.load(spec, dt, "h", "u") })
+  local done = fill([[
+      {
+        float s = (f_s[0] + f_s[1]) + (f_s[2] + f_s[3]), q = (f_q[0] + f_q[1]) + (f_q[2] + f_q[3]);
+        #pragma unroll
+        for (int o = 1; o < GEMM_FP; o <<= 1) {
+          s += __shfl_xor_sync(0xffffffffu, s, o);
+          q += __shfl_xor_sync(0xffffffffu, q, o);
+        }
+        const float mu = s / (float)GEMM_K;
+        const float rstd = $rstd;
+        if (fr_p == 0) {
+          gemm_fr[cw][fr_row] = rstd;
+          gemm_fm[cw][fr_row] = rstd * mu;
+        }
+        GEMM_CSYNC();
+        /* the statistics of the thread's accumulator rows */
+        #pragma unroll
+        for (int mi = 0; mi < GEMM_MI; mi++)
+          #pragma unroll
+          for (int h = 0; h < 2; h++) {
+            const int r = GEMM_ROW(mi) + (lane >> 2) + h * 8;
+            fr_r[mi][h] = gemm_fr[cw][r];
+            fr_m[mi][h] = gemm_fm[cw][r];
+          }
+      }
+]], { rstd = fold_rstd(spec, P, "q") })
+  return init, step, done
+end
+
 local function emit_wgmma(spec, P, design)
   local dt = P.dt
   local ct = kg.ctype(spec, dt)
@@ -3725,7 +3854,7 @@ local function emit_wgmma(spec, P, design)
     if not batched then cpre1 = colpre:gsub("n0 %+", "n0k +") end
   end
   local acczero = acc_zero
-  if reg_epi(P, design) and P.bias then
+  if reg_epi(P, design) and P.bias and design.ln ~= "fold" then
     acczero = acc_zero:gsub("= 0%.0f;", P.glu and
       "= ni < GEMM_NIL ? rc_b[ni][q & 1] : rc_g[ni - GEMM_NIL][q & 1];" or "= rc_b[ni][q & 1];")
   end
@@ -3862,6 +3991,8 @@ $copy
     end
     if pp then
       local ptile
+      -- (ln=fold: the panel scaled once, the row sums in the K loop)
+      local fst = design.ln == "fold" and { fold_stats(spec, P) } or nil
       if panel then
         -- (load=panel: column tiles fastest, so that a block, whose grid
         -- stride is a whole number of rows of tiles, keeps its column tile)
@@ -3884,7 +4015,7 @@ KG_KERNEL void __launch_bounds__(2 * GEMM_NT + 128, 1)$mccl $name(
   KG_NO_GRID_DEP();
 $smem$fsdecl  float *const gemm_ep = (float *)(gemm_as + STAGES * ($ast + GEMM_FST));
   __shared__ __align__(8) unsigned long long gemm_full[STAGES], gemm_empty[STAGES], gemm_turn[2]$raw$bfull;
-$mbinit  if ((int)threadIdx.x >= 2 * GEMM_NT) {
+$fsh$mbinit  if ((int)threadIdx.x >= 2 * GEMM_NT) {
 $dec    const int tid = (int)threadIdx.x - 2 * GEMM_NT;
     unsigned it = 0;   /* K tiles through the ring so far */
     for (long t = GEMM_PB; t < GEMM_TILES; t += GEMM_PG) {
@@ -3911,15 +4042,18 @@ $clend}
         raw = cvt and ", gemm_raw[STAGES]" or "", bfull = panel and ", gemm_bfull" or "",
         bwait = (cpre1 and "    const long n0k = GEMM_PB % GEMM_TILES_N * GEMM_BNL;   /* load=panel: the block's column tile */\n" ..
             cpre1 or "") ..
-          (panel and "    if (GEMM_PB + cw * GEMM_PG < GEMM_TILES) kg_mb_wait(&gemm_bfull, 0u);\n" or ""),
+          (fst and fold_panel(spec, P) or
+            panel and "    if (GEMM_PB + cw * GEMM_PG < GEMM_TILES) kg_mb_wait(&gemm_bfull, 0u);\n" or ""),
+        fsh = fst and "  __shared__ float gemm_cw[BN], gemm_cb[BN], gemm_fr[2][BM], gemm_fm[2][BM];  /* ln=fold */\n" or "",
         producer = body, acczero = acczero, pins = pins, epi = epi, smem = smem_head,
         colpre = cpre1 and "" or colpre,
         -- (tma_store: the last store has read the tile before the block exits)
         cend = tma_store(P, design) and "#if GEMM_TST\n    if (tid == 0) kg_bulk_wait<0>();\n#endif\n" or "",
         fsdecl = "  " .. ct .. " *gemm_fs = gemm_as + STAGES * " .. ast .. ";\n  (void)gemm_fs;\n",
-        consumer = "      kg_mb_wait(&gemm_turn[cw], (turn & 1u) ^ (cw == 0 ? 1u : 0u));\n" ..
-          fill(wgmma_ws_consumer, { ct = ct, ast = ast, mmas = mmas,
-            turn = "    kg_mb_arrive(&gemm_turn[cw ^ 1]);\n    turn++;\n" }) })
+        consumer = (fst and fst[1] or "") ..
+          "      kg_mb_wait(&gemm_turn[cw], (turn & 1u) ^ (cw == 0 ? 1u : 0u));\n" ..
+          fill(wgmma_ws_consumer, { ct = ct, ast = ast, mmas = mmas .. (fst and "\n" .. fst[2] or ""),
+            turn = "    kg_mb_arrive(&gemm_turn[cw ^ 1]);\n    turn++;\n" }) .. (fst and fst[3] or "") })
     end
     return kg.line() .. "\n" .. fill([[
 KG_KERNEL void __launch_bounds__(GEMM_NT + 128, MINB) GEMM_LNCL$mccl $name(
@@ -4050,6 +4184,11 @@ $clend}
 #define GEMM_TILES (GEMM_TILES_MP * GEMM_TILES_N * GEMM_Z)
 #define GEMM_PB (KG_BID(0) >> 1)
 #define GEMM_PG (KG_GDIM(0) >> 1)
+]] or "") .. ((design.sched == "pp" and design.ln == "fold") and [[
+/* ln=fold under pp: threads a row's sums, threads a column's sums of B's
+   panel */
+#define GEMM_FP (GEMM_NT / BM)
+#define GEMM_FPC (2 * GEMM_NT / BN)
 ]] or "") .. conv_defs(P, design) .. ctdef .. "\n",
     mma_helpers(spec, P, design),
     wgmma_helpers(spec, P, ss or mode ~= nil, mode == "m") .. (ws and ws_helpers or "") ..
