@@ -31,7 +31,17 @@
 -- passes computes the conv's values again from global memory.
 -- Design knob xred: smem (the rows' sums by a tree in shared memory) or
 -- shfl (CUDA: warp shuffles, then one step through shared memory where a
--- row spans warps).  Tuning knobs: BT (time steps a block), BLOCK (threads).
+-- row spans warps).  Design knob load: scalar (as above) or v16 (CUDA, the
+-- tile path, 16-bit x along T and out along C in aligned runs of 8, BT a
+-- multiple of 8): step 1 copies the window 16 bytes at a time as it lies
+-- in x, from t0 - PADA (the padding rounded up to 8), NCHK chunks a
+-- channel, into rows of SH halves (an odd number of 16-byte chunks, so
+-- that lanes on consecutive channels read their rows without bank
+-- conflicts), and step 2 reads a row 16 bytes at a time; in step 4 each
+-- thread takes runs of 8 channels of its row, keeps their values in
+-- registers over the three passes (the shared rows are read once) and
+-- stores each run with one 16-byte store, gamma and beta read 16 bytes at
+-- a time.  Tuning knobs: BT (time steps a block), BLOCK (threads).
 -- (Reading each thread's window rows straight from global memory, without
 -- step 1, ran about half as fast on the H200: docs/performance.md
 -- attempt 20.)
@@ -41,7 +51,7 @@
 local T = {
   name = "dwconv_ln",
   backends = { "cuda", "opencl" },
-  design = { path = { "tile", "direct" }, xred = { "smem", "shfl" } },
+  design = { path = { "tile", "direct" }, xred = { "smem", "shfl" }, load = { "scalar", "v16" } },
   tuning = {
     BT = { 1, 2, 4, 8, 16, 32 },
     BLOCK = { 64, 128, 256, 512, 1024 },
@@ -69,12 +79,42 @@ local function geometry(spec)
   }
 end
 
--- floats of the shared buffer: the window (C rows of WS), or the results
--- (BT rows of C), whichever is larger; then BLOCK for the reductions
+-- load=v16: the window's chunks of 8 a channel (from t0 - PADA, PADA the
+-- padding rounded up to 8) and its staged row's stride in halves (an odd
+-- number of chunks)
+local function v16_rows(g, cfg)
+  local pada = (g.pad + 7) // 8 * 8
+  local nchk = kg.cdiv(pada - g.pad + cfg.BT + g.KS - 1, 8)
+  return nchk, (nchk | 1) * 8, pada
+end
+
+-- floats of the shared buffer: the window (C rows of WS floats, or of SH
+-- halves under v16), or the results (BT rows of C), whichever is larger;
+-- then BLOCK for the reductions
 local function buf_floats(g, cfg)
   local ws = (cfg.BT + g.KS - 1) | 1
   if cfg.path == "direct" then return 0, ws end
+  if cfg.load == "v16" then
+    local _, sh = v16_rows(g, cfg)
+    return math.max(g.C * sh // 2, cfg.BT * g.C), ws
+  end
   return math.max(g.C * ws, cfg.BT * g.C), ws
+end
+
+-- can the window and the output move 16 bytes at a time (load=v16)?  x
+-- 16-bit and contiguous along T, out the same along C, gamma and beta
+-- contiguous in out's type, every run of 8 aligned
+local function v16_ok(g)
+  local function al(a, axis)
+    if a.dtype ~= "f16" and a.dtype ~= "bf16" then return false end
+    if a.strides[axis] ~= 1 or a.offset % 8 ~= 0 then return false end
+    for i = 1, a.rank do
+      if i ~= axis and a.shape[i] > 1 and a.strides[i] % 8 ~= 0 then return false end
+    end
+    return a.shape[axis] % 8 == 0
+  end
+  return al(g.x, 3) and al(g.out, 3) and al(g.gamma, 1) and al(g.beta, 1) and
+    g.gamma.dtype == g.out.dtype and g.beta.dtype == g.out.dtype
 end
 
 -- the kernel's shared memory in bytes: on CUDA dynamic (the runtime lifts
@@ -105,6 +145,13 @@ function T.constraints(spec, cfg)
     if cfg.BT + g.KS - 1 > 64 then return false, "a window row over 64 registers" end
   end
   if cfg.xred == "shfl" and spec.backend ~= "cuda" then return false, "xred=shfl is CUDA's" end
+  if cfg.load == "v16" then
+    if spec.backend ~= "cuda" or cfg.path ~= "tile" then return false, "load=v16: CUDA's tile path" end
+    if not v16_ok(g) then return false, "load=v16: x along T and out along C in aligned runs of 8" end
+    if cfg.BT % 8 ~= 0 then return false, "load=v16: BT a multiple of 8" end
+    if v16_rows(g, cfg) * 8 > 64 then return false, "load=v16: a window row over 64 registers" end
+    if kg.cdiv(g.C // 8, cfg.BLOCK // cfg.BT) * 8 > 64 then return false, "load=v16: over 64 values of a row a thread" end
+  end
   local lim = spec.limits.smem
   if spec.backend ~= "cuda" and lim > MAX_STATIC then lim = MAX_STATIC end
   if smem_bytes(g, cfg) > lim then return false, "the window is over the shared memory" end
@@ -121,8 +168,9 @@ function T.rank(spec, cfg)
   -- (direct: every pass reads each input KS times, lanes along the
   -- channels, a run of one value each: a fallback)
   if cfg.path == "direct" then return 3 * g.KS + steps / 16 + (cfg.BLOCK < 128 and 0.5 or 0) end
+  -- (v16: a sixteenth of the loads and stores, the rows read once)
   return (cfg.BT + g.KS - 1) / cfg.BT + steps / 16 + (cfg.BLOCK < 128 and 0.5 or 0) +
-    kg.cdiv(g.C, cfg.BLOCK) * cfg.BT / 128
+    kg.cdiv(g.C, cfg.BLOCK) * cfg.BT / 128 - (cfg.load == "v16" and 0.5 or 0)
 end
 
 function T.launch(spec, cfg)
@@ -144,7 +192,16 @@ function T.emit(spec, design)
   add("#define TPR (BLOCK / BT)")
   add(string.format("#define NCH ((%d + BLOCK - 1) / BLOCK)", C))
   local tile = design.path ~= "direct"
-  if tile then
+  local v16 = design.load == "v16"
+  local xt = kg.ctype(spec, x.dtype)
+  if v16 then
+    local pada = (g.pad + 7) // 8 * 8
+    add(string.format("#define PADA %d", pada))
+    add(string.format("#define SH0 %d   /* the window's first position in a staged row */", pada - g.pad))
+    add("#define NCHK ((SH0 + WIN + 7) / 8)   /* 16-byte chunks of a channel's window */")
+    add("#define SH ((NCHK | 1) * 8)   /* a staged row's stride in halves */")
+    add(string.format("#define NBUF (%d * SH / 2 > BT * %d ? %d * SH / 2 : BT * %d)", C, C, C, C))
+  elseif tile then
     add(string.format("#define NBUF (%d * WS > BT * %d ? %d * WS : BT * %d)", C, C, C, C))
   else
     add("#define NBUF 0")
@@ -161,7 +218,20 @@ function T.emit(spec, design)
   add(string.format("  const long tb = KG_BID(0) %% ((%dL + BT - 1) / BT);", To))
   add(string.format("  const long b = KG_BID(0) / ((%dL + BT - 1) / BT);", To))
   add(string.format("  const long t0 = tb * BT, p0 = t0 - %dL;", g.pad))
-  if tile then
+  if v16 then
+    -- 1. the window as it lies in x, 16 bytes at a time from t0 - PADA (a
+    -- chunk lies wholly inside or outside [0, T): t0, PADA and T are
+    -- multiples of 8)
+    add(string.format("  %s *const hb = (%s *)buf;", xt, xt))
+    add(string.format("  for (int e = tid; e < %d * NCHK; e += BLOCK) {", C))
+    add("    const int c = e / NCHK, j = e % NCHK;")
+    add("    const long p = t0 - PADA + 8 * j;")
+    add("    uint4 v = make_uint4(0u, 0u, 0u, 0u);")
+    add(string.format("    if (p >= 0 && p < %dL) v = *(const uint4 *)(%s + %s);", Tn, x.cname, offs(x, { "b", "c", "p" })))
+    add("    *(uint4 *)(hb + c * SH + 8 * j) = v;")
+    add("  }")
+    add("  KG_BARRIER();")
+  elseif tile then
     -- 1. the window, along T
     add(string.format("  for (int e = tid; e < %d * WIN; e += BLOCK) {", C))
     add("    const int c = e / WIN, wi = e % WIN;")
@@ -170,6 +240,8 @@ function T.emit(spec, design)
       kg.load(spec, x.dtype, x.cname, offs(x, { "b", "c", "p" }))))
     add("  }")
     add("  KG_BARRIER();")
+  end
+  if tile then
     -- thread tid's channels tid, tid + BLOCK, ... (NCH of them): body
     -- emits the statements for channel c, the i-th
     local function channels(body)
@@ -185,18 +257,27 @@ function T.emit(spec, design)
     -- registers, and its BT results kept there
     add("  float acc[NCH][BT];")
     channels(function()
-      add(string.format("      float wk[%d], xv[WIN];", KS))
+      add(string.format("      float wk[%d], xv[%s];", KS, v16 and "NCHK * 8" or "WIN"))
       add("      #pragma unroll")
       add(string.format("      for (int k = 0; k < %d; k++) wk[k] = %s;", KS,
         kg.load(spec, w.dtype, w.cname, offs(w, { "c", "0", "k" }))))
       add(string.format("      const float bv = %s;", bc and kg.load(spec, bc.dtype, bc.cname, offs(bc, { "c" })) or "0.0f"))
       add("      #pragma unroll")
-      add("      for (int j = 0; j < WIN; j++) xv[j] = buf[c * WS + j];")
+      if v16 then
+        add("      for (int j = 0; j < NCHK; j++) {")
+        add("        const uint4 raw = *(const uint4 *)(hb + c * SH + 8 * j);")
+        add(string.format("        const %s *h = (const %s *)&raw;", xt, xt))
+        add("        #pragma unroll")
+        add(string.format("        for (int u = 0; u < 8; u++) xv[8 * j + u] = %s;", kg.load(spec, x.dtype, "h", "u")))
+        add("      }")
+      else
+        add("      for (int j = 0; j < WIN; j++) xv[j] = buf[c * WS + j];")
+      end
       add("      #pragma unroll")
       add("      for (int tt = 0; tt < BT; tt++) {")
       add("        float s = bv;")
       add("        #pragma unroll")
-      add(string.format("        for (int k = 0; k < %d; k++) s += wk[k] * xv[tt + k];", KS))
+      add(string.format("        for (int k = 0; k < %d; k++) s += wk[k] * xv[%stt + k];", KS, v16 and "SH0 + " or ""))
       add("        acc[i][tt] = s;")
       add("      }")
     end)
@@ -258,19 +339,68 @@ function T.emit(spec, design)
     add("    " .. body)
     add("  }")
   end
-  add("  float s = 0.0f;")
-  each("s += v;")
-  rowsum("s")
-  add(string.format("  const float mean = s / %s;", kg.float(C)))
-  add("  float q = 0.0f;")
-  each("const float d = v - mean; q += d * d;")
-  rowsum("q")
-  add(string.format("  const float rstd = 1.0f / %s(q / %s + %s);", SQRT, kg.float(C), kg.float(g.eps)))
-  add(string.format("  if (t >= %dL) return;", To))
-  each(kg.store(spec, o.dtype, o.cname, offs(o, { "b", "t", "c" }),
-    string.format("(v - mean) * rstd * %s + %s",
-      kg.load(spec, gm.dtype, gm.cname, offs(gm, { "c" })),
-      kg.load(spec, bt.dtype, bt.cname, offs(bt, { "c" })))))
+  if v16 then
+    -- (v16: runs of 8 channels gi * 8 .. gi * 8 + 7 for gi = lane, lane +
+    -- TPR, ...: the row read once, its values kept in registers, gamma,
+    -- beta and the output 16 bytes at a time)
+    local ot = kg.ctype(spec, o.dtype)
+    add(string.format("#define NG ((%d / 8 + TPR - 1) / TPR)", C))
+    add("  float vv[NG][8];")
+    add("  float s = 0.0f;")
+    add("  #pragma unroll")
+    add("  for (int i = 0; i < NG; i++) {")
+    add("    const int gi = lane + i * TPR;")
+    add("    #pragma unroll")
+    add("    for (int u = 0; u < 8; u++) vv[i][u] = 0.0f;")
+    add(string.format("    if (gi < %d) {", C // 8))
+    add("      const float4 a0 = *(const float4 *)&buf[rb + gi * 8], a1 = *(const float4 *)&buf[rb + gi * 8 + 4];")
+    add("      vv[i][0] = a0.x; vv[i][1] = a0.y; vv[i][2] = a0.z; vv[i][3] = a0.w;")
+    add("      vv[i][4] = a1.x; vv[i][5] = a1.y; vv[i][6] = a1.z; vv[i][7] = a1.w;")
+    add("    }")
+    add("    #pragma unroll")
+    add("    for (int u = 0; u < 8; u++) s += vv[i][u];")
+    add("  }")
+    rowsum("s")
+    add(string.format("  const float mean = s / %s;", kg.float(C)))
+    add("  float q = 0.0f;")
+    add("  #pragma unroll")
+    add("  for (int i = 0; i < NG; i++)")
+    add(string.format("    if (lane + i * TPR < %d) {", C // 8))
+    add("      #pragma unroll")
+    add("      for (int u = 0; u < 8; u++) { const float d = vv[i][u] - mean; q += d * d; }")
+    add("    }")
+    rowsum("q")
+    add(string.format("  const float rstd = 1.0f / %s(q / %s + %s);", SQRT, kg.float(C), kg.float(g.eps)))
+    add(string.format("  if (t >= %dL) return;", To))
+    add("  #pragma unroll")
+    add("  for (int i = 0; i < NG; i++) {")
+    add("    const int gi = lane + i * TPR;")
+    add(string.format("    if (gi < %d) {", C // 8))
+    add(string.format("      const uint4 gr = *(const uint4 *)(%s + %s), br = *(const uint4 *)(%s + %s);",
+      gm.cname, offs(gm, { "gi * 8" }), bt.cname, offs(bt, { "gi * 8" })))
+    add(string.format("      const %s *gh = (const %s *)&gr, *bh = (const %s *)&br;", ot, ot, ot))
+    add(string.format("      __align__(16) %s pk[8];", ot))
+    add("      #pragma unroll")
+    add("      for (int u = 0; u < 8; u++) " .. kg.store(spec, o.dtype, "pk", "u",
+      string.format("(vv[i][u] - mean) * rstd * %s + %s", kg.load(spec, o.dtype, "gh", "u"), kg.load(spec, o.dtype, "bh", "u"))))
+    add(string.format("      *(uint4 *)(%s + %s) = *(const uint4 *)pk;", o.cname, offs(o, { "b", "t", "gi * 8" })))
+    add("    }")
+    add("  }")
+  else
+    add("  float s = 0.0f;")
+    each("s += v;")
+    rowsum("s")
+    add(string.format("  const float mean = s / %s;", kg.float(C)))
+    add("  float q = 0.0f;")
+    each("const float d = v - mean; q += d * d;")
+    rowsum("q")
+    add(string.format("  const float rstd = 1.0f / %s(q / %s + %s);", SQRT, kg.float(C), kg.float(g.eps)))
+    add(string.format("  if (t >= %dL) return;", To))
+    each(kg.store(spec, o.dtype, o.cname, offs(o, { "b", "t", "c" }),
+      string.format("(v - mean) * rstd * %s + %s",
+        kg.load(spec, gm.dtype, gm.cname, offs(gm, { "c" })),
+        kg.load(spec, bt.dtype, bt.cname, offs(bt, { "c" })))))
+  end
   local out = { kg.prelude(spec) }
   out[#out + 1] = kg.comment(string.format(
     "depthwise conv1d then LayerNorm over the channels: B %d, C %d, T %d -> %d, K %d, padding %d, eps %s",
