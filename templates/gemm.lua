@@ -29,7 +29,11 @@
 -- shared memory sums rows and columns and scales the B tile in place,
 -- rounding w' to the storage type so the sums match what the mma sees;
 -- wgmma: the same over its swizzled tiles, rows and columns at once, 16
--- bytes at a time).
+-- bytes at a time; wgmma under sched=pp with load=panel, where a block
+-- keeps its column tile: B's panel is scaled and its columns summed once a
+-- block (fold_panel), each consumer sums its tile's rows from the landed A
+-- stages beside its MMAs (fold_stats), and the register epilogue applies
+-- the correction, the bias in the column sums, in two FMAs an output).
 -- gemm_glu's B rows are arranged so that each thread holds column n of the
 -- value half and column N+n of the gate half (the 2N-wide intermediate is
 -- never stored): a tile of BN columns covers BN/2 output columns.
@@ -98,7 +102,8 @@
 -- other (a consumer may wait on a stage's full barrier only while it is at
 -- most one phase behind, which its predecessor's K loop guarantees); each
 -- consumer stages its epilogue through its own tile (the staged one's f32
--- tile takes 64 rows a pass).
+-- tile takes 64 rows a pass).  LayerNorm only as ln=fold with load=panel
+-- and the register epilogue.
 -- Design knob `load`: "cp" everywhere, and "tma" for the ws and pp
 -- producers: thread 0 of the producer copies B's tile (and A's, where A
 -- goes straight to its swizzled tile) with one TMA copy each
