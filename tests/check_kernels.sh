@@ -680,5 +680,25 @@ if [ "${mode#sm_}" != "$mode" ]; then
     fi
     verdict "split-K (SPLITK)" "$n candidates on $mode" "$out"
 fi
+# dwconv_ln's load=v16 (CUDA's tile path, x along T and out along C in
+# aligned runs of 8): the window copied and the output stored 16 bytes at a
+# time.  tests/kernels/dwconv_ln.pat's y8 and y9 take it and compile; y7,
+# whose T of 37 is no multiple of 8, does not; OpenCL has no such path.
+if [ "$mode" = sm_90 ]; then
+    total=$((total + 1))
+    d=$src/tests/kernels/dwconv_ln.pat
+    bad=
+    out=$("$kgen" check "$d" $args --where load=v16 --configs 2 2>&1)
+    [ "$(echo "$out" | grep -c 'ok .*load=v16')" -ge 4 ] || bad="$bad candidates"
+    echo "$out" | grep -q 'k0_dwconv_ln .*no config' || bad="$bad k0-not-refused"
+    refused dwconv_ln "$d" --arch opencl --kernel k5_dwconv_ln --where load=v16 || bad="$bad opencl"
+    vd=$(mktemp -d)
+    "$kgen" gen "$d" --backend cuda --arch sm_90 --kernel k5_dwconv_ln -o "$vd/out" --where load=v16 \
+        --where path=tile >/dev/null 2>&1 || bad="$bad gen"
+    has_all v16 "$(ls "$vd"/out/*.cu 2>/dev/null | head -n 1)" '*(uint4 *)(hb + c * SH + 8 * j) = v;' \
+        'float vv[NG][8];' '= *(const uint4 *)pk;'
+    rm -rf "$vd"
+    verdict "dwconv_ln load=v16" "16-byte window rows and stores" "$out"
+fi
 echo "$((total - failed))/$total models pass kgen check ($mode)"
 [ "$failed" -eq 0 ]
