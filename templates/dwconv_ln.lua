@@ -82,8 +82,10 @@ end
 -- load=v16: the window's chunks of 8 a channel (from t0 - PADA, PADA the
 -- padding rounded up to 8) and its staged row's stride in halves (an odd
 -- number of chunks)
+local function v16_pada(g) return (g.pad + 7) // 8 * 8 end
+
 local function v16_rows(g, cfg)
-  local pada = (g.pad + 7) // 8 * 8
+  local pada = v16_pada(g)
   local nchk = kg.cdiv(pada - g.pad + cfg.BT + g.KS - 1, 8)
   return nchk, (nchk | 1) * 8, pada
 end
@@ -195,7 +197,7 @@ function T.emit(spec, design)
   local v16 = design.load == "v16"
   local xt = kg.ctype(spec, x.dtype)
   if v16 then
-    local pada = (g.pad + 7) // 8 * 8
+    local pada = v16_pada(g)
     add(string.format("#define PADA %d", pada))
     add(string.format("#define SH0 %d   /* the window's first position in a staged row */", pada - g.pad))
     add("#define NCHK ((SH0 + WIN + 7) / 8)   /* 16-byte chunks of a channel's window */")
@@ -339,68 +341,79 @@ function T.emit(spec, design)
     add("    " .. body)
     add("  }")
   end
+  -- the passes: the row's sum (v16: with its values read into registers),
+  -- the squared deviations, the stores
+  local sum_pass, dev_pass, store_pass
   if v16 then
     -- (v16: runs of 8 channels gi * 8 .. gi * 8 + 7 for gi = lane, lane +
     -- TPR, ...: the row read once, its values kept in registers, gamma,
     -- beta and the output 16 bytes at a time)
     local ot = kg.ctype(spec, o.dtype)
+    local function groups(body)
+      add("  #pragma unroll")
+      add("  for (int i = 0; i < NG; i++) {")
+      add("    const int gi = lane + i * TPR;")
+      body()
+      add("  }")
+    end
     add(string.format("#define NG ((%d / 8 + TPR - 1) / TPR)", C))
     add("  float vv[NG][8];")
-    add("  float s = 0.0f;")
-    add("  #pragma unroll")
-    add("  for (int i = 0; i < NG; i++) {")
-    add("    const int gi = lane + i * TPR;")
-    add("    #pragma unroll")
-    add("    for (int u = 0; u < 8; u++) vv[i][u] = 0.0f;")
-    add(string.format("    if (gi < %d) {", C // 8))
-    add("      const float4 a0 = *(const float4 *)&buf[rb + gi * 8], a1 = *(const float4 *)&buf[rb + gi * 8 + 4];")
-    add("      vv[i][0] = a0.x; vv[i][1] = a0.y; vv[i][2] = a0.z; vv[i][3] = a0.w;")
-    add("      vv[i][4] = a1.x; vv[i][5] = a1.y; vv[i][6] = a1.z; vv[i][7] = a1.w;")
-    add("    }")
-    add("    #pragma unroll")
-    add("    for (int u = 0; u < 8; u++) s += vv[i][u];")
-    add("  }")
-    rowsum("s")
-    add(string.format("  const float mean = s / %s;", kg.float(C)))
-    add("  float q = 0.0f;")
-    add("  #pragma unroll")
-    add("  for (int i = 0; i < NG; i++)")
-    add(string.format("    if (lane + i * TPR < %d) {", C // 8))
-    add("      #pragma unroll")
-    add("      for (int u = 0; u < 8; u++) { const float d = vv[i][u] - mean; q += d * d; }")
-    add("    }")
-    rowsum("q")
-    add(string.format("  const float rstd = 1.0f / %s(q / %s + %s);", SQRT, kg.float(C), kg.float(g.eps)))
-    add(string.format("  if (t >= %dL) return;", To))
-    add("  #pragma unroll")
-    add("  for (int i = 0; i < NG; i++) {")
-    add("    const int gi = lane + i * TPR;")
-    add(string.format("    if (gi < %d) {", C // 8))
-    add(string.format("      const uint4 gr = *(const uint4 *)(%s + %s), br = *(const uint4 *)(%s + %s);",
-      gm.cname, offs(gm, { "gi * 8" }), bt.cname, offs(bt, { "gi * 8" })))
-    add(string.format("      const %s *gh = (const %s *)&gr, *bh = (const %s *)&br;", ot, ot, ot))
-    add(string.format("      __align__(16) %s pk[8];", ot))
-    add("      #pragma unroll")
-    add("      for (int u = 0; u < 8; u++) " .. kg.store(spec, o.dtype, "pk", "u",
-      string.format("(vv[i][u] - mean) * rstd * %s + %s", kg.load(spec, o.dtype, "gh", "u"), kg.load(spec, o.dtype, "bh", "u"))))
-    add(string.format("      *(uint4 *)(%s + %s) = *(const uint4 *)pk;", o.cname, offs(o, { "b", "t", "gi * 8" })))
-    add("    }")
-    add("  }")
+    sum_pass = function()
+      groups(function()
+        add("    #pragma unroll")
+        add("    for (int u = 0; u < 8; u++) vv[i][u] = 0.0f;")
+        add(string.format("    if (gi < %d) {", C // 8))
+        add("      const float4 a0 = *(const float4 *)&buf[rb + gi * 8], a1 = *(const float4 *)&buf[rb + gi * 8 + 4];")
+        add("      vv[i][0] = a0.x; vv[i][1] = a0.y; vv[i][2] = a0.z; vv[i][3] = a0.w;")
+        add("      vv[i][4] = a1.x; vv[i][5] = a1.y; vv[i][6] = a1.z; vv[i][7] = a1.w;")
+        add("    }")
+        add("    #pragma unroll")
+        add("    for (int u = 0; u < 8; u++) s += vv[i][u];")
+      end)
+    end
+    dev_pass = function()
+      groups(function()
+        add(string.format("    if (gi < %d) {", C // 8))
+        add("      #pragma unroll")
+        add("      for (int u = 0; u < 8; u++) { const float d = vv[i][u] - mean; q += d * d; }")
+        add("    }")
+      end)
+    end
+    store_pass = function()
+      groups(function()
+        add(string.format("    if (gi < %d) {", C // 8))
+        add(string.format("      const uint4 gr = *(const uint4 *)(%s + %s), br = *(const uint4 *)(%s + %s);",
+          gm.cname, offs(gm, { "gi * 8" }), bt.cname, offs(bt, { "gi * 8" })))
+        add(string.format("      const %s *gh = (const %s *)&gr, *bh = (const %s *)&br;", ot, ot, ot))
+        add(string.format("      __align__(16) %s pk[8];", ot))
+        add("      #pragma unroll")
+        add("      for (int u = 0; u < 8; u++) " .. kg.store(spec, o.dtype, "pk", "u",
+          string.format("(vv[i][u] - mean) * rstd * %s + %s", kg.load(spec, o.dtype, "gh", "u"),
+            kg.load(spec, o.dtype, "bh", "u"))))
+        add(string.format("      *(uint4 *)(%s + %s) = *(const uint4 *)pk;", o.cname, offs(o, { "b", "t", "gi * 8" })))
+        add("    }")
+      end)
+    end
   else
-    add("  float s = 0.0f;")
-    each("s += v;")
-    rowsum("s")
-    add(string.format("  const float mean = s / %s;", kg.float(C)))
-    add("  float q = 0.0f;")
-    each("const float d = v - mean; q += d * d;")
-    rowsum("q")
-    add(string.format("  const float rstd = 1.0f / %s(q / %s + %s);", SQRT, kg.float(C), kg.float(g.eps)))
-    add(string.format("  if (t >= %dL) return;", To))
-    each(kg.store(spec, o.dtype, o.cname, offs(o, { "b", "t", "c" }),
-      string.format("(v - mean) * rstd * %s + %s",
-        kg.load(spec, gm.dtype, gm.cname, offs(gm, { "c" })),
-        kg.load(spec, bt.dtype, bt.cname, offs(bt, { "c" })))))
+    sum_pass = function() each("s += v;") end
+    dev_pass = function() each("const float d = v - mean; q += d * d;") end
+    store_pass = function()
+      each(kg.store(spec, o.dtype, o.cname, offs(o, { "b", "t", "c" }),
+        string.format("(v - mean) * rstd * %s + %s",
+          kg.load(spec, gm.dtype, gm.cname, offs(gm, { "c" })),
+          kg.load(spec, bt.dtype, bt.cname, offs(bt, { "c" })))))
+    end
   end
+  add("  float s = 0.0f;")
+  sum_pass()
+  rowsum("s")
+  add(string.format("  const float mean = s / %s;", kg.float(C)))
+  add("  float q = 0.0f;")
+  dev_pass()
+  rowsum("q")
+  add(string.format("  const float rstd = 1.0f / %s(q / %s + %s);", SQRT, kg.float(C), kg.float(g.eps)))
+  add(string.format("  if (t >= %dL) return;", To))
+  store_pass()
   local out = { kg.prelude(spec) }
   out[#out + 1] = kg.comment(string.format(
     "depthwise conv1d then LayerNorm over the channels: B %d, C %d, T %d -> %d, K %d, padding %d, eps %s",

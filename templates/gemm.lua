@@ -802,6 +802,13 @@ local function reg_epi(P, design)
     vec_epi(P, mf)
 end
 
+-- does the register epilogue start the accumulators at the bias?  Not
+-- under ln=fold, whose correction scales the accumulators: there the bias
+-- is in the column sums (fold_panel)
+local function bias_acc(P, design)
+  return P.bias and design.ln ~= "fold"
+end
+
 -- does the register epilogue leave its 16-bit tile by TMA (load=tma with a
 -- producer warpgroup, an output stored along its rows with no residual and
 -- no gated split, a warpgroup's columns whole 64-column panels)?  The tile
@@ -1724,6 +1731,24 @@ $col
 ]], { lda = ld("A", "e", "kk"), col = fold_col(spec, P, ld("B", "j", "kk"), st("j", "kk", "wg")) })
 end
 
+-- C code folding 16-byte chunk c of row j of a swizzled B tile at bt (row
+-- j's chunk c at chunk c ^ (j % 8)), its first value at k = k0c: the 8
+-- values scaled by gamma in place, their sums added to cw and cb
+local function fold_chunk_swz(spec, P, bt, j, k0c)
+  local ct = kg.ctype(spec, P.dt)
+  return fill([[
+              uint4 *p = (uint4 *)($bt + $j * 64 + ((c ^ ($j & 7)) << 3));
+              uint4 raw = *p;
+              $ct *h = ($ct *)&raw;
+              #pragma unroll
+              for (int u = 0; u < 8; u++) {
+                const long k = $k0c + u;
+$col
+              }
+              *p = raw;]], { bt = bt, j = j, k0c = k0c, ct = ct,
+    col = fold_col(spec, P, kg.load(spec, P.dt, "h", "u"), kg.store(spec, P.dt, "h", "u", "wg")) })
+end
+
 -- the fold pass over a stage of wgmma's swizzled tiles (row r's 16-byte
 -- chunk c at chunk c ^ (r % 8)): rows and columns at once, one thread
 -- each, read and written 16 bytes at a time (a quarter-warp's 8 rows hit
@@ -1749,23 +1774,14 @@ local function fold_pass_swz(spec, P)
             float cw = 0.0f, cb = 0.0f;
             #pragma unroll
             for (int c = 0; c < 8; c++) {
-              uint4 *p = (uint4 *)(bs_f + j * 64 + ((c ^ (j & 7)) << 3));
-              uint4 raw = *p;
-              $ct *h = ($ct *)&raw;
-              #pragma unroll
-              for (int u = 0; u < 8; u++) {
-                const long k = k0 + c * 8 + u;
-$col
-              }
-              *p = raw;
+$chunk
             }
             gemm_cw[j] += cw;
             gemm_cb[j] += cb;
           }
         }
         KG_BARRIER();
-]], { ct = ct, lda = kg.load(spec, dt, "h", "u"),
-      col = fold_col(spec, P, kg.load(spec, dt, "h", "u"), kg.store(spec, dt, "h", "u", "wg")) })
+]], { ct = ct, lda = kg.load(spec, dt, "h", "u"), chunk = fold_chunk_swz(spec, P, "bs_f", "j", "k0 + c * 8") })
 end
 
 -- the bias term of output column n (w: which of the staged epilogue's
@@ -3059,7 +3075,7 @@ local function reg_epilogue(spec, P, design)
   -- the column vectors of this thread's 2 GEMM_NIL columns (ln=fold: the
   -- bias is in the panel's column sums, gemm_cb)
   local fold = design.ln == "fold"
-  local vecs = { { "b", not fold and P.bias, "n" }, { "s", P.cscale, "n" } }
+  local vecs = { { "b", bias_acc(P, design) and P.bias, "n" }, { "s", P.cscale, "n" } }
   if P.glu and P.bias then vecs[3] = { "g", P.bias, "(n + " .. lit(P.N) .. ")" } end
   local colpre = ""
   for _, v in ipairs(vecs) do
@@ -3658,8 +3674,6 @@ end
 -- chunks), and the column sums go to gemm_cw and gemm_cb (the bias
 -- added); the async proxy is fenced before the MMAs read the panel
 local function fold_panel(spec, P)
-  local dt = P.dt
-  local ct = kg.ctype(spec, dt)
   local bias = P.bias and kg.load(spec, P.bias.arg.dtype, P.bias.arg.cname, addr(P.bias, "z", "0", "n")) or "0.0f"
   return kg.line() .. "\n" .. fill([[
     if (GEMM_PB < GEMM_TILES) {
@@ -3672,15 +3686,7 @@ local function fold_panel(spec, P)
         #pragma unroll
         for (int i = 0; i < 8 / GEMM_FPC; i++) {
           const int c = fpart * (8 / GEMM_FPC) + i;
-          uint4 *p = (uint4 *)(gemm_bs + kt * BN * BK + fj * 64 + ((c ^ (fj & 7)) << 3));
-          uint4 raw = *p;
-          $ct *h = ($ct *)&raw;
-          #pragma unroll
-          for (int u = 0; u < 8; u++) {
-            const long k = kt * BK + c * 8 + u;
-$col
-          }
-          *p = raw;
+$chunk
         }
       }
       #pragma unroll
@@ -3696,8 +3702,7 @@ $col
       kg_wg_fence_async();
       kg_bar_sync(7, 2 * GEMM_NT);
     }
-]], { ct = ct, bias = bias,
-      col = fold_col(spec, P, kg.load(spec, dt, "h", "u"), kg.store(spec, dt, "h", "u", "wg")) })
+]], { bias = bias, chunk = fold_chunk_swz(spec, P, "(gemm_bs + kt * BN * BK)", "fj", "kt * BK + c * 8") })
 end
 
 -- ln=fold under sched=pp: each consumer sums its tile's rows (GEMM_FP
@@ -3859,7 +3864,7 @@ local function emit_wgmma(spec, P, design)
     if not batched then cpre1 = colpre:gsub("n0 %+", "n0k +") end
   end
   local acczero = acc_zero
-  if reg_epi(P, design) and P.bias and design.ln ~= "fold" then
+  if reg_epi(P, design) and bias_acc(P, design) then
     acczero = acc_zero:gsub("= 0%.0f;", P.glu and
       "= ni < GEMM_NIL ? rc_b[ni][q & 1] : rc_g[ni - GEMM_NIL][q & 1];" or "= rc_b[ni][q & 1];")
   end
