@@ -288,6 +288,40 @@ kgrt_arg *verify_args(const Kernel *k, KernelData *kd, const Launch *L,
     return args;
 }
 
+/* Append to why where a mismatch lies: the worst element's index in
+ * shape's coordinates (at[j]: compared value j's element, NULL when every
+ * element was compared) with both values, and how many differ by more
+ * than lim -- a failing kernel's pattern (one tile, one K step, every
+ * row) tells much of where its fault is. */
+static void mismatch_where(Str *why, const Tensor *shape, const Tensor *ref,
+                           const Tensor *got, const int64_t *at, double lim)
+{
+    int64_t worst = -1, nbad = 0;
+    double wd = -1;
+    for (int64_t j = 0; j < ref->n; j++) {
+        double d = fabs(ref->data[j] - got->data[j]);
+        if (!(d <= lim))
+            nbad++;
+        if (d > wd) {
+            wd = d;
+            worst = j;
+        }
+    }
+    if (worst < 0)
+        return;
+    int64_t e = at ? at[worst] : worst, c[KG_MAX_RANK];
+    for (int d = shape->rank - 1; d >= 0; d--) {
+        c[d] = shape->shape[d] ? e % shape->shape[d] : 0;
+        e = shape->shape[d] ? e / shape->shape[d] : 0;
+    }
+    str_printf(why, "; worst at [");
+    for (int d = 0; d < shape->rank; d++)
+        str_printf(why, "%s%lld", d ? ", " : "", (long long)c[d]);
+    str_printf(why, "] (ref %.6g, got %.6g); %lld of %lld compared off by more "
+               "than %.3g", ref->data[worst], got->data[worst], (long long)nbad,
+               (long long)ref->n, lim);
+}
+
 /* Fill every output with a canary, launch, read back and compare.
  * 0 all outputs within tolerance; 1 a mismatch (message in why); -1 a
  * launch error. */
@@ -329,15 +363,18 @@ int verify_run(const Kernel *k, KernelData *kd, kgrt_device *dev,
         from_storage(v->dt, host, got.n, got.data);
         free(host);
         Tensor ref = kd->ref[i];
+        int64_t *at = NULL;    /* sampled: the element each compared one is */
         if (kd->sampled) {
             /* compare where the sampled reference was computed */
             ref.data = malloc((size_t)(ref.n ? ref.n : 1) * sizeof(double));
-            if (!ref.data)
+            at = malloc((size_t)(ref.n ? ref.n : 1) * sizeof *at);
+            if (!ref.data || !at)
                 die("out of memory");
             int64_t m = 0;
             for (int64_t j = 0; j < got.n; j++)
                 if (!isnan(kd->ref[i].data[j])) {
                     ref.data[m] = kd->ref[i].data[j];
+                    at[m] = j;
                     got.data[m++] = got.data[j];
                 }
             ref.n = got.n = m;
@@ -372,10 +409,12 @@ int verify_run(const Kernel *k, KernelData *kd, kgrt_device *dev,
                 str_printf(why, "output %d: rel-L2 %.3g (tolerance %.3g), "
                            "max-abs %.3g of %.3g (tolerance %.3g)", i, rel,
                            tol.rel, mad, big, tol.abs);
+                mismatch_where(why, &kd->ref[i], &ref, &got, at, tol.abs * (1 + big));
             }
             rc = 1;
         }
         free(got.data);
+        free(at);
         if (kd->sampled)
             free(ref.data);
         if (rc)

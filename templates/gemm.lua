@@ -3265,7 +3265,8 @@ end
 -- while the MMAs of tile ct are in flight.  Per K tile: issue its MMAs;
 -- retire the previous tile's (then every warpgroup is done with its stage,
 -- which is refilled); wait for tile ct + 1 to land, apply the prologue to
--- it in place and fence it for the async proxy.
+-- it in place, retire tile ct's MMAs (as sched=ws does, wgmma_ws_consumer)
+-- and fence it for the async proxy.
 local wgmma_xf_loop = [[
     for (int s = 0; s < STAGES - 1; s++) {
       if (s < GEMM_KT) {
@@ -3313,6 +3314,7 @@ $loadb
         $ct *as_x = gemm_as + ns * $ast, *fs_x = gemm_fs + ns * GEMM_FST;
         (void)fs_x;
 $xf
+        kg_wg_wait<0>();
         kg_wg_fence_async();
       }
       __syncthreads();
@@ -3617,8 +3619,20 @@ $rawwait$fsx$xf
         }
 ]]
 
--- sched=ws, the consumers' K loop: wait for tile kt, issue its MMAs, and
--- hand back the stage of tile kt - 1 once its MMAs have retired
+-- sched=ws and pp, the consumers' K loop: wait for tile kt, issue its
+-- MMAs, and hand back the stage of tile kt - 1 once its MMAs have retired.
+-- Where A is read along M (wgmma's transposed A: the 1x1 and dilated convs
+-- over [B, C, T], gated's prologue) or its stages are stored by the
+-- producer (xf), $retire waits for tile kt's MMAs too before tile kt + 1's
+-- are issued.  Without it, on the H200, MMAs issued while the previous
+-- tile's were in flight read stale A when the ring was tight: wrong results
+-- in every STAGES=3 config of the dilated conv and of gated's prologue, in
+-- the 1x1 convs at BM = 128 with one consumer warpgroup (STAGES=3 under ws,
+-- every ring under pp), and in some STAGES=4 configs -- by TMA, cp.async or
+-- the producer's fenced stores alike.  A along K never showed it.
+-- Retiring first, or a pause before the next MMAs, made them right; a guard
+-- between stages or a pause in the producer did not (docs/performance.md,
+-- attempt 22).
 local wgmma_ws_consumer = [[
     for (long kt = 0; kt < GEMM_KT; kt++) {
       const unsigned q = it + (unsigned)kt;
@@ -3630,7 +3644,7 @@ local wgmma_ws_consumer = [[
 $mmas
       kg_wg_wait<1>();
       if (kt > 0) kg_mb_arrive(&gemm_empty[(q - 1u) % STAGES]);
-    }
+$retire    }
 $turn    kg_wg_wait<0>();
     kg_mb_arrive(&gemm_empty[(it + (unsigned)GEMM_KT - 1u) % STAGES]);
 ]]
@@ -3930,6 +3944,9 @@ local function emit_wgmma(spec, P, design)
   local function kernel_ws()
     local body
     local two = a_two(P, design)
+    -- (A's stages stored by the producer, or read along M: the consumers
+    -- retire each tile's MMAs before the next tile's, wgmma_ws_consumer)
+    local retire = (xf ~= "" or a_desc(P, design) == "m") and "      kg_wg_wait<0>();\n" or ""
     local fsw = two and "        " .. ct .. " *fs_w = gemm_fs + ws * GEMM_FST;\n" or ""
     if xf ~= "" then
       local xform = fill(wgmma_ws_xform, { ct = ct, ast = ast, xf = xf,
@@ -4063,7 +4080,7 @@ $clend}
         consumer = (fst and fst[1] or "") ..
           "      kg_mb_wait(&gemm_turn[cw], (turn & 1u) ^ (cw == 0 ? 1u : 0u));\n" ..
           fill(wgmma_ws_consumer, { ct = ct, ast = ast, mmas = mmas .. (fst and "\n" .. fst[2] or ""),
-            turn = "    kg_mb_arrive(&gemm_turn[cw ^ 1]);\n    turn++;\n" }) .. (fst and fst[3] or "") })
+            retire = retire, turn = "    kg_mb_arrive(&gemm_turn[cw ^ 1]);\n    turn++;\n" }) .. (fst and fst[3] or "") })
     end
     return kg.line() .. "\n" .. fill([[
 KG_KERNEL void __launch_bounds__(GEMM_NT + 128, MINB) GEMM_LNCL$mccl $name(
@@ -4104,7 +4121,7 @@ $clend}
         (ws_ln_gb(P) and "  __shared__ __align__(16) " .. ct .. " gemm_gb[STAGES * 128];  /* ws_ln_gb */\n" or "") or "",
       fsdecl = two and "  " .. ct .. " *gemm_fs = gemm_as + STAGES * " .. ast ..
         ";  /* gated's filter half, the conv's raw rows */\n" or "",
-      consumer = fill(wgmma_ws_consumer, { ct = ct, ast = ast, mmas = mmas, turn = "" }) })
+      consumer = fill(wgmma_ws_consumer, { ct = ct, ast = ast, mmas = mmas, retire = retire, turn = "" }) })
   end
   local src = {
     kg.prelude(spec),

@@ -251,6 +251,20 @@ if [ "$mode" = sm_90 ]; then
     cu="$wd/g/k0_gated_tanh_residual.none.cp.wgmma.smem.ws.cu"
     grep -q 'kg_mb_arrive(&gemm_full\[xs\]);' "$cu" && grep -q '\*p = zq;' "$cu" &&
         ! grep -q 'kg_mb_cp_arrive(&' "$cu" || bad="$bad gated"
+    # A stored by the producer or read along M: the consumers retire each
+    # tile's MMAs before the next tile's (a tight ring read stale A on the
+    # H200 without it); A along K keeps one tile's MMAs in flight
+    grep -A1 'if (kt > 0) kg_mb_arrive(&gemm_empty' "$cu" | grep -q 'kg_wg_wait<0>();' ||
+        bad="$bad gated-retire"
+    "$kgen" gen "$src/tools/bench/linear.pat" --backend cuda --arch sm_90 -o "$wd/lk" \
+        --where sched=ws --where load=cp >/dev/null 2>&1 || bad="$bad gen-linear-k"
+    grep -A1 'if (kt > 0) kg_mb_arrive(&gemm_empty' "$wd"/lk/*.ws.cu | grep -q 'kg_wg_wait<0>();' &&
+        bad="$bad linear-retire"
+    "$kgen" gen "$src/examples/wavenet_layer.pat" --dim B=2 --dim C=64 --dim H=32 --dim T=128 --backend cuda \
+        --arch sm_90 --kernel k4_conv1x1_residual -o "$wd/c1" --where sched=ws --where load=tma \
+        --where prologue=regs >/dev/null 2>&1 || bad="$bad gen-conv1x1"
+    grep -A1 'if (kt > 0) kg_mb_arrive(&gemm_empty' "$wd"/c1/*.ws.cu | grep -q 'kg_wg_wait<0>();' ||
+        bad="$bad conv1x1-retire"
     "$kgen" gen "$g" --dim B=2 --dim C=64 --dim T=100 --backend cuda --arch sm_90 \
         -o "$wd/g100" --where sched=ws --where load=cp >/dev/null 2>&1 && bad="$bad gated-T100"
     for w in "path=mma" "path=simt"; do

@@ -1,0 +1,54 @@
+#!/bin/sh
+# gpu_kernels.sh KGEN SOURCE_DIR -- kgen check on an sm_90 GPU, for what
+# only a run on the hardware can show: the wgmma rings under a tight
+# schedule, and the kernels whose results were once checked by hand there.
+# Exits 77 (skipped) without a CUDA device of sm_90.
+set -u
+kgen=$1
+src=$2
+if ! "$kgen" devices | grep -q '^cuda  *[0-9].* sm_90'; then
+    echo "no sm_90 CUDA device: skipped"; exit 77
+fi
+failed=0
+# run NAME WANT ARGS...: kgen check ARGS must pass WANT candidates or more
+# and find no wrong result
+run() {
+    name=$1 want=$2
+    shift 2
+    out=$("$kgen" check "$@" --arch sm_90 2>&1)
+    n=$(echo "$out" | tail -n 1 | sed -n 's/.* \([0-9]*\) candidates ok.*/\1/p')
+    if echo "$out" | tail -n 1 | grep -q ' 0 compile errors, 0 launch errors, 0 wrong results' &&
+       [ "${n:-0}" -ge "$want" ]; then
+        echo "ok   $name ($n candidates)"
+    else
+        failed=$((failed + 1))
+        echo "FAILED: $name"; echo "$out"
+    fi
+}
+# A read along M or stored by the producer warpgroup (the conv's shifts,
+# gated's prologue) in a ring of 3 and 4 stages over 8 to 24 K tiles: the
+# consumers must retire each tile's MMAs before the next tile's
+# (templates/gemm.lua, wgmma_ws_consumer); these configs failed before
+w=$src/examples/wavenet_layer.pat
+ws="--where path=wgmma --where sched=ws --where prologue=smem"
+run "conv ws tma STAGES=3" 3 "$w" --dim B=2 --dim C=256 --dim H=64 --dim T=128 --kernel k3_conv1d \
+    $ws --where load=tma --where STAGES=3 --configs 3
+run "conv ws tma STAGES=4" 3 "$w" --dim B=2 --dim C=512 --dim H=64 --dim T=128 --kernel k3_conv1d \
+    $ws --where load=tma --where STAGES=4 --configs 3
+run "conv ws cp STAGES=3" 3 "$w" --dim B=2 --dim C=512 --dim H=64 --dim T=128 --kernel k3_conv1d \
+    $ws --where load=cp --where STAGES=3 --configs 3
+run "gated ws STAGES=3" 3 "$w" --dim B=2 --dim C=512 --dim H=64 --dim T=128 \
+    --kernel k5_gated_tanh_residual $ws --where STAGES=3 --configs 3
+# A read along M by TMA or cp.async alone: the 1x1 convs at BM = 128 with
+# one consumer warpgroup failed at STAGES=3 under ws and always under pp
+run "1x1 conv ws BM=128 STAGES=3" 3 "$w" --dim B=2 --kernel k4_conv1x1_residual \
+    --where path=wgmma --where sched=ws --where BM=128 --where WM=1 --where STAGES=3 --configs 3
+run "split 1x1 conv pp BM=128" 3 "$src/tools/bench/gated_tanh_residual.pat" --dim B=2 --unfuse all \
+    --kernel k2_conv1x1_split_residual --where sched=pp --where BM=128 --configs 3
+run "ln ws STAGES=3" 3 "$src/tests/kernels/gemm_ln_gelu_f16.pat" --dim M=256 --dim K=768 \
+    --kernel k1_ln_gemm_gelu --where sched=ws --where ln=prepass --where STAGES=3 --configs 3
+# the models first checked by hand on the GPU
+for f in gemm_ln_gelu_fold dwconv_ln gemm_conv_f16 gemm_gated_f16 gemm_glu_f16; do
+    run "$f" 1 "$src/tests/kernels/$f.pat" --configs 2
+done
+[ "$failed" -eq 0 ]
