@@ -669,12 +669,14 @@ int db_trial_find(KgDb *d, int64_t kernel, const char *fp, const char *config,
 int db_winner_update(KgDb *d, int64_t kernel, const char *fp,
                      const char *default_config, DbTrial *w, Arena *a)
 {
-    /* the latest valid measurement of each config; the fastest wins */
+    /* each config's latest trial, where it is valid; the fastest wins (a
+     * config whose latest trial failed -- a re-timing's check that found
+     * it wrong, a crash -- cannot win on an earlier result) */
     static const char *best_sql =
         "SELECT " TRIAL_COLS " FROM trials t WHERE kernel_id = ?1 AND "
         "fingerprint = ?2 AND status = 'ok' AND id = (SELECT max(id) FROM "
         "trials u WHERE u.kernel_id = t.kernel_id AND u.fingerprint = "
-        "t.fingerprint AND u.config = t.config AND u.status = 'ok') "
+        "t.fingerprint AND u.config = t.config) "
         "ORDER BY median_ms, id LIMIT 1";
     if (begin(d) != SQLITE_OK) {
         set_err(d, "cannot update the winner");

@@ -13,8 +13,9 @@
  *
  * config is the knob value indices joined by ','; file is where a compile
  * worker writes the CUBIN and a device worker reads it ("-" for OpenCL);
- * mode is "check" (validate, then time) or "time" (re-time a validated
- * config).  Text fields escape backslash, tab and newline.  A worker that
+ * mode is "check" (validate, then time) or "time" (time alone).  The
+ * tuner sends "check" for its re-timings too, so the fastest configs are
+ * validated in two separate jobs before one can win.  Text fields escape backslash, tab and newline.  A worker that
  * dies or outlives its deadline is killed with its process group and
  * replaced; its job gets worker_crash, compile_timeout or gpu_timeout.
  */

@@ -364,6 +364,12 @@ for fault, status in want.items():
     for block in (32, 64):
         got = st.get("fault=%s BLOCK=%d" % (fault, block))
         assert got == status, (fault, block, got)
+# (a wrong result says where: every element of x + 2 is off by 1)
+import re
+err = dict(db.execute("SELECT config, error FROM trials WHERE retime = 0"))
+e = err["fault=wrong BLOCK=32"]
+m = re.search(r"worst at \[(\d+)\] \(ref ([-\d.e]+), got ([-\d.e]+)\); 1000 of 1000 compared off", e)
+assert m and int(m.group(1)) < 1000 and abs(float(m.group(3)) - float(m.group(2)) - 1) < 1e-3, e
 w = db.execute("SELECT config FROM winners").fetchall()
 assert w and w[0][0].startswith("fault=none"), w
 s = json.load(open(sys.argv[2]))["kernels"][0]
@@ -371,6 +377,31 @@ assert s["ok"] >= 2 and s["wrong_result"] == 4 and s["compile_error"] == 2
 assert s["timeout"] == 2 and s["worker_crash"] == 2
 EOF
 echo "ok 5 wrong, partial, uncompilable, hanging and crashing candidates classified"
+# a config whose latest trial failed cannot win on an earlier result: a
+# later trial finding the winner wrong (as a re-timing's check would)
+# hands the win to the next valid config when the winner is recomputed
+py "$W/f.db" <<'EOF' || fail "latest-failed: setup"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+(cfg,) = db.execute("SELECT config FROM winners").fetchone()
+db.execute("""INSERT INTO trials (run_id, kernel_id, fingerprint, template, template_hash,
+    config, status, error, retime, created)
+    SELECT run_id, kernel_id, fingerprint, template, template_hash, config, 'wrong_result',
+    'found wrong when checked again', 1, created FROM trials WHERE config = ?
+    ORDER BY id DESC LIMIT 1""", (cfg,))
+db.commit()
+open(sys.argv[1] + ".was", "w").write(cfg)
+EOF
+"$KGEN" tune "$W/faulty.pat" --arch opencl --templates "$W/tpl" --db "$W/f.db" \
+    --timeout 2000 -q >/dev/null 2>&1 || fail "latest-failed: tune exited $?"
+py "$W/f.db" <<'EOF' || fail "latest-failed: the failed config still wins"
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+was = open(sys.argv[1] + ".was").read()
+(cfg,) = db.execute("SELECT config FROM winners").fetchone()
+assert cfg != was and cfg.startswith("fault=none"), (was, cfg)
+EOF
+echo "ok 5 a config whose latest trial failed loses the win"
 if "$KGEN" tune "$W/faulty.pat" --arch opencl --templates "$W/tpl2" --db "$W/f.db" \
     --timeout 2000 -q >/dev/null 2>"$W/err"; then
     fail "all-fail: exit 0"
