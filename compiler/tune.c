@@ -468,9 +468,7 @@ static void send_job(Tuner *T, Proc *pr, const char *role, int ci, double limit)
     Str s = {0};
     str_printf(&s, "J\t%d\t%s\t", T->ki, c->ids);
     proto_escape(&s, c->file ? c->file : "-");
-    /* (a re-timing validates again: a config right in one run and wrong
-     * in the next must not win on its first result) */
-    str_printf(&s, "\t%s\n", "check");
+    str_puts(&s, "\n");
     /* the first job of a kernel also computes its reference */
     if (device && pr->data_kernel != T->ki)
         limit += 600;

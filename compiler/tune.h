@@ -7,15 +7,15 @@
  * so a worker plans the model itself and inherits no CUDA context, no
  * OpenCL state and no SQLite connection.  Then, one job at a time:
  *
- *   parent -> worker   J <TAB> kernel-index <TAB> config <TAB> file <TAB> mode
+ *   parent -> worker   J <TAB> kernel-index <TAB> config <TAB> file
  *   worker -> parent   R <TAB> status <TAB> median <TAB> min <TAB> max <TAB>
  *                      reps <TAB> rel-err <TAB> abs-err <TAB> info <TAB> error
  *
  * config is the knob value indices joined by ','; file is where a compile
- * worker writes the CUBIN and a device worker reads it ("-" for OpenCL);
- * mode is "check" (validate, then time) or "time" (time alone).  The
- * tuner sends "check" for its re-timings too, so the fastest configs are
- * validated in two separate jobs before one can win.  Text fields escape backslash, tab and newline.  A worker that
+ * worker writes the CUBIN and a device worker reads it ("-" for OpenCL).
+ * A device worker validates every job before it times it, the tuner's
+ * re-timings too, so the fastest configs are validated in two separate
+ * jobs before one can win.  Text fields escape backslash, tab and newline.  A worker that
  * dies or outlives its deadline is killed with its process group and
  * replaced; its job gets worker_crash, compile_timeout or gpu_timeout.
  */

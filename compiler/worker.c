@@ -326,7 +326,7 @@ static void do_time(Worker *w, Kernel *k, kgrt_kernel *kern, const Launch *L,
 }
 
 static void do_measure(Worker *w, int ki, const int *cfg, const char *file,
-                       bool check, Reply *r)
+                       Reply *r)
 {
     Kernel *k = w->p->k[ki];
     if (bind_kernel(w, ki, r))
@@ -376,7 +376,7 @@ static void do_measure(Worker *w, int ki, const int *cfg, const char *file,
     free(log);
     if (load_data(w, ki, r))
         goto out;
-    if (check) {
+    {
         static const uint32_t nan_canary = 0x7fc07fc0u;   /* NaN as f32 */
         static const uint32_t byte_canary = 0x5a5a5a5au;
         double rel = 0, absn = 0;
@@ -447,7 +447,7 @@ int cmd_worker(const Options *o)
         line[strcspn(line, "\n")] = 0;
         char *f[6];
         int nf = proto_split(line, f, 6);
-        int ki = nf == 5 ? atoi(f[1]) : -1;
+        int ki = nf == 4 ? atoi(f[1]) : -1;
         Reply r = {.status = ST_OK, .median = -1, .min = -1, .max = -1,
                    .rel = -1, .abs = -1};
         if (strcmp(f[0], "J") || ki < 0 || ki >= w.p->nk) {
@@ -464,7 +464,7 @@ int cmd_worker(const Options *o)
                 r.status = ST_ENV;
                 str_printf(&r.err, "bad config '%s'", f[2]);
             } else if (w.device) {
-                do_measure(&w, ki, cfg, f[3], !strcmp(f[4], "check"), &r);
+                do_measure(&w, ki, cfg, f[3], &r);
             } else {
                 do_compile(&w, ki, cfg, f[3], &r);
             }
