@@ -28,8 +28,30 @@
 --                  whose window rows lie an odd number of floats apart (no
 --                  bank conflicts); 16-bit results of a run of 8 go out in
 --                  one 16-byte store where aligned.  At most 64 inputs.
--- Tuning knobs: BT, BC, ITEMS (tile); BLOCK (direct).  A design ignores the
--- other's knobs, which the constraints pin to their first value.
+--          mma     (CUDA sm_80+, x and w both f16 or both bf16, stride 1) the
+--                  tensor cores: for one channel, 128 consecutive outputs
+--                  t = 8m + n (m < 16, n < 8) are the m16n8 product of a
+--                  Hankel matrix of the input, A[m, kk] = x[8m + kk], with
+--                  the Toeplitz matrix of its taps, W[kk, n] = w[(kk - n) /
+--                  dilation] where that is a tap, else 0, over kk < 16 * KS,
+--                  KS = ceil(((K - 1) * dilation + 8) / 16) (3 at K = 31): KS
+--                  mma.sync m16n8k16 a 128 outputs, f32 sums.  A block
+--                  stages the BC x (BT + halo) window of one batch entry in
+--                  shared memory, one row of 16-bit values a channel (16
+--                  bytes a load where channels-last and aligned), zero
+--                  outside x and past the halo; A's fragments are 32-bit
+--                  loads of that row (a warp's 32 lanes read 128 contiguous
+--                  bytes), W's are built once a channel from w, and each
+--                  lane's results are output pairs t, t + 1 (and t + 64, t +
+--                  65), stored 4 or 8 bytes at a time.  Each of the BLOCK /
+--                  32 warps takes channels warp, warp + BLOCK / 32, ...  The
+--                  products with a zero tap are real products: an infinite
+--                  or NaN input within 8 * KS steps of a window reaches the
+--                  outputs beside its own (finite inputs give the same sums
+--                  as the other paths, up to f32 rounding order).
+-- Tuning knobs: BT, BC, ITEMS (tile); BLOCK (direct); BT (128 to 512), BC
+-- and BLOCK (mma).  A design ignores the other's knobs, which the
+-- constraints pin to their first value.
 -- On CUDA a channels-last window whose channels are contiguous and whose
 -- rows are 16-byte aligned is staged 16 bytes (8 halves or 4 floats) at a
 -- time where BC is a multiple of that.  rank() orders the configs by the
@@ -38,7 +60,7 @@
 local T = {
   name = "dwconv",
   backends = { "cuda", "opencl" },
-  design = { path = { "tile", "direct", "lanes" }, items = { "apart", "run" } },
+  design = { path = { "tile", "direct", "lanes", "mma" }, items = { "apart", "run" } },
   tuning = {
     BT = { 32, 64, 128, 256, 512 },
     BC = { 1, 2, 4, 8, 16, 32 },
@@ -76,6 +98,23 @@ end
 -- the inputs a run of ITEMS consecutive outputs reads (items = run)
 local function run_len(g, cfg)
   return (cfg.ITEMS - 1) * g.S + (g.K - 1) * g.D + 1
+end
+
+-- path = mma: the k steps of 16 over the window positions one row of 8
+-- outputs reads, and the window row's length in halves (BT + 16 KS - 6:
+-- every fragment load of the last 128 outputs lies within it, and a row
+-- is 2 mod 8 halves long, so that 4 channels staged side by side land in
+-- distinct banks)
+local function mma_ks(g)
+  return kg.cdiv((g.K - 1) * g.D + 8, 16)
+end
+
+local function mma_ws(g, cfg)
+  return cfg.BT + 16 * mma_ks(g) - 6
+end
+
+local function sm_of(spec)
+  return tonumber((spec.arch or ""):match("^sm_(%d+)")) or 0
 end
 
 -- the input is channels-last when its channel stride is the smaller
@@ -130,6 +169,24 @@ function T.constraints(spec, cfg)
     end
     return true
   end
+  if cfg.path == "mma" then
+    if spec.backend ~= "cuda" or sm_of(spec) < 80 then return false, "mma needs CUDA sm_80 or later" end
+    if cfg.items ~= "apart" or cfg.ITEMS ~= first.ITEMS[1] then return false, "items and ITEMS are tile's knobs" end
+    if g.x.dtype ~= g.w.dtype or (g.x.dtype ~= "f16" and g.x.dtype ~= "bf16") then
+      return false, "mma takes x and w both f16 or both bf16"
+    end
+    if g.S ~= 1 then return false, "mma takes stride 1" end
+    if mma_ks(g) > 4 then return false, "a window over 64 steps a row of 8 outputs" end
+    if cfg.BT % 128 ~= 0 then return false, "BT is whole mma row tiles of 128 outputs" end
+    if cfg.BT > 128 and cfg.BT > np2(g.Tout) then return false, "BT beyond Tout" end
+    if cfg.BLOCK // 32 > cfg.BC then return false, "more warps than channels" end
+    if cfg.BC > 8 and cfg.BC > np2(g.C) then return false, "BC beyond C" end
+    if cfg.BLOCK > spec.limits.threads then return false, "BLOCK over the device's threads" end
+    if cfg.BC * mma_ws(g, cfg) * 2 > math.min(spec.limits.smem, MAX_STATIC) then
+      return false, "the window is over the shared memory"
+    end
+    return true
+  end
   if cfg.BLOCK ~= first.BLOCK[1] then return false, "BLOCK is direct's knob" end
   if g.K > 32 then return false, "more than 32 taps for registers" end
   if cfg.path == "lanes" then
@@ -179,6 +236,19 @@ function T.rank(spec, cfg)
     -- every tap from global memory: K loads per output, partly cached
     return 2 + g.K / 8 + store + (channels_last(g) and 8 or 0)
   end
+  if cfg.path == "mma" then
+    -- the window staged once (16-byte loads where channels-last and
+    -- aligned), a few instructions a 128 outputs, pairs stored by whole
+    -- sectors; small blocks and few channels a warp cost latency
+    local amp = (cfg.BT + (g.K - 1) * g.D) / cfg.BT
+    local load = 1
+    if channels_last(g) then
+      load = 32 / math.min(32, cfg.BC * esz)
+      if vec_width(spec, g) and cfg.BC % 8 == 0 then load = load * 0.5 end
+    end
+    local nw = cfg.BLOCK // 32
+    return amp * load + 1 + (cfg.BLOCK < 128 and 0.25 or 0) + (cfg.BC // nw > 8 and 0.25 or 0) + mma_ks(g) / 16
+  end
   if cfg.path == "lanes" then
     -- each row read once from memory (the halo's re-reads hit the cache),
     -- run_len / ITEMS loads and K FMAs an output, ITEMS results a store
@@ -212,6 +282,10 @@ function T.launch(spec, cfg)
   local g = geometry(spec)
   if cfg.path == "direct" then
     return { grid = { math.max(1, kg.cdiv(g.B * g.C * g.Tout, cfg.BLOCK)), 1, 1 },
+             block = { cfg.BLOCK, 1, 1 }, smem = 0 }
+  end
+  if cfg.path == "mma" then
+    return { grid = { g.B * kg.cdiv(g.C, cfg.BC) * kg.cdiv(g.Tout, cfg.BT), 1, 1 },
              block = { cfg.BLOCK, 1, 1 }, smem = 0 }
   end
   local blocks = g.B * kg.cdiv(g.C, cfg.BC) * kg.cdiv(g.Tout, cfg.BT)
@@ -434,10 +508,115 @@ local function emit_lanes(spec, g)
   return table.concat(L, "\n")
 end
 
+-- path = mma (see the header): the window of one batch entry's BC channels
+-- in shared memory as 16-bit rows, then each warp's channels on the
+-- tensor cores
+local function emit_mma(spec, g)
+  local x, w, y, bias = g.x, g.w, g.y, g.bias
+  local KS = mma_ks(g)
+  local L = {}
+  local function add(s) L[#L + 1] = s end
+  add(string.format("#define KS %d", KS))
+  add(string.format("#define WS (BT + %d)", 16 * KS - 6))
+  -- the positions a block's outputs read: past them the row is zero
+  add(string.format("#define WV (BT + %d)", (g.K - 1) * g.D))
+  add("  __shared__ __align__(16) unsigned short win[BC * WS];")
+  block_coords(g, add)
+  add("  const long t0 = tb * BT, c0 = cb * BC;")
+  add(string.format("  const long p0 = t0 - %dL;", g.P))
+  add(string.format("  const unsigned short *xr = (const unsigned short *)%s;", x.cname))
+  local inx = string.format("wi < WV && c < %dL && p >= 0 && p < %dL", g.C, g.T)
+  local V = vec_width(spec, g)
+  if V then
+    add(string.format([[
+#if BC %% 8 == 0
+  for (int e = tid; e < BC / 8 * WS; e += BLOCK) {
+    const int cv = e %% (BC / 8), wi = e / (BC / 8);
+    const long c = c0 + cv * 8, p = p0 + wi;
+    uint4 raw = make_uint4(0u, 0u, 0u, 0u);
+    if (%s) raw = *(const uint4 *)(xr + (%s));
+    const unsigned short *h = (const unsigned short *)&raw;
+    #pragma unroll
+    for (int j = 0; j < 8; j++) win[(cv * 8 + j) * WS + wi] = h[j];
+  }
+#else]], inx, offs(x, { "b", "c", "p" })))
+  end
+  add("  for (int e = tid; e < BC * WS; e += BLOCK) {")
+  if channels_last(g) then
+    add("    const int ci = e % BC, wi = e / BC;")
+  else
+    add("    const int ci = e / WS, wi = e % WS;")
+  end
+  add("    const long c = c0 + ci, p = p0 + wi;")
+  add(string.format("    win[ci * WS + wi] = %s ? xr[%s] : (unsigned short)0;", inx, offs(x, { "b", "c", "p" })))
+  add("  }")
+  if V then add("#endif") end
+  add("  KG_BARRIER();")
+  local ty = x.dtype == "f16" and "f16" or "bf16"
+  add(string.format([[
+  const int lane = tid & 31, q = lane >> 2, r = lane & 3;
+  const unsigned short *wr = (const unsigned short *)%s;
+  for (int ci = tid >> 5; ci < BC; ci += BLOCK / 32) {
+    const long c = c0 + ci;
+    if (c >= %dL) break;
+    /* this lane's entries of W, W[kk][n] = w[c, (kk - n) / %d]: rows kk =
+       16 s + 8 h + 2 r + j, column n = q */
+    unsigned bw[KS][2];
+    #pragma unroll
+    for (int s = 0; s < KS; s++)
+      #pragma unroll
+      for (int h = 0; h < 2; h++) {
+        unsigned v = 0;
+        #pragma unroll
+        for (int j = 0; j < 2; j++) {
+          const int d = 16 * s + 8 * h + 2 * r + j - q;
+          if (d >= 0 && d %% %d == 0 && d / %d < %d) v |= (unsigned)wr[%s] << (16 * j);
+        }
+        bw[s][h] = v;
+      }
+    const float bv = %s;
+    const unsigned short *row = win + ci * WS + 2 * lane;
+    for (int gi = 0; gi < BT / 128; gi++) {
+      const long t = t0 + gi * 128 + 2 * lane;
+      if (t0 + gi * 128 >= %dL) break;
+      float d0 = bv, d1 = bv, d2 = bv, d3 = bv;
+      #pragma unroll
+      for (int s = 0; s < KS; s++) {
+        const unsigned short *fa = row + gi * 128 + 16 * s;
+        const unsigned f0 = *(const unsigned *)fa, f1 = *(const unsigned *)(fa + 64);
+        const unsigned f2 = *(const unsigned *)(fa + 8), f3 = *(const unsigned *)(fa + 72);
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.%s.%s.f32 "
+                     "{%%0, %%1, %%2, %%3}, {%%4, %%5, %%6, %%7}, {%%8, %%9}, {%%0, %%1, %%2, %%3};"
+                     : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
+                     : "r"(f0), "r"(f1), "r"(f2), "r"(f3), "r"(bw[s][0]), "r"(bw[s][1]));
+      }
+      const long yo = (b * %dL + c) * %dL + t;]],
+    w.cname, g.C, g.D, g.D, g.D, g.K, offs(w, { "c", "0", "d / " .. g.D }),
+    bias and kg.load(spec, bias.dtype, bias.cname, offs(bias, { "c" })) or "0.0f",
+    g.Tout, ty, ty, g.C, g.Tout))
+  -- lane's outputs t, t + 1 and t + 64, t + 65 (y has x's type): a pair a
+  -- store where Tout is even (t is)
+  if g.Tout % 2 == 0 then
+    local pk = y.dtype == "f16" and "__half2" or "__nv_bfloat162"
+    local cv = y.dtype == "f16" and "__floats2half2_rn" or "__floats2bfloat162_rn"
+    add(string.format("      if (t < %dL) *(%s *)(%s + yo) = %s(d0, d1);", g.Tout, pk, y.cname, cv))
+    add(string.format("      if (t + 64 < %dL) *(%s *)(%s + yo + 64) = %s(d2, d3);", g.Tout, pk, y.cname, cv))
+  else
+    for i, o in ipairs({ "0", "1", "64", "65" }) do
+      add(string.format("      if (t + %s < %dL) %s", o, g.Tout,
+        kg.store(spec, y.dtype, y.cname, "yo + " .. o, "d" .. (i - 1))))
+    end
+  end
+  add("    }")
+  add("  }")
+  return table.concat(L, "\n")
+end
+
 function T.emit(spec, design)
   local g = geometry(spec)
   local body = design.path == "tile" and emit_tile(spec, g, design) or
-    design.path == "lanes" and emit_lanes(spec, g) or emit_direct(spec, g)
+    design.path == "lanes" and emit_lanes(spec, g) or
+    design.path == "mma" and emit_mma(spec, g) or emit_direct(spec, g)
   local out = { kg.prelude(spec) }
   out[#out + 1] = kg.comment(string.format(
     "depthwise conv1d: B %d, C %d, T %d -> %d, K %d, stride %d, padding %d, dilation %d%s%s",

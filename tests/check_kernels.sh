@@ -591,8 +591,8 @@ verdict "elementwise VEC and 32-bit indices" "16-byte runs where aligned, no 64-
 # dwconv path=lanes: channels-last inputs only, lanes along the contiguous
 # channels, each thread streaming its run of inputs from global memory; the
 # channels-last kernels pass under it (f16 with padding, f32 with stride 3
-# and dilation 3), the channel-major ones (T > 1) and 7 channels (under 16
-# a row) have no config, and LYNXNet2's depthwise conv ranks it first.
+# and dilation 3), and the channel-major ones (T > 1) and 7 channels (under
+# 16 a row) have no config.
 total=$((total + 1))
 bad=
 # shellcheck disable=SC2086
@@ -608,10 +608,37 @@ for k in k1_conv1d k2_conv1d k3_conv1d k4_conv1d; do
     echo "$out2" | grep -q "^$k .*no config" || bad="$bad $k-channel-major"
 done
 [ -n "$bad" ] && echo "$out" && echo "$out2"
-best=$("$kgen" space dwconv "$src/examples/lynxnet2_block.pat" --kernel k2_conv1d --arch sm_90 --rank 1 2>&1 |
-    grep -E '^ +1 ' | sort -k2 -g | head -n 1)
-case $best in *path=lanes*) ;; *) bad="$bad rank" ;; esac
 verdict "dwconv path=lanes" "channels-last runs streamed from global memory"
+# dwconv path=mma (CUDA sm_80+): the depthwise conv as Hankel-by-Toeplitz
+# products on mma.sync m16n8k16.  Every kernel of dwconv_mma.pat compiles
+# under it (K = 31 channels-last, bf16 with dilation 2, K = 7, K = 1) but
+# the one of stride 2; it is refused for OpenCL and f32; LYNXNet2's K = 31 conv
+# takes three k steps of 16 and ranks it first on sm_90.
+if [ "${mode#sm_}" != "$mode" ]; then
+    total=$((total + 1))
+    bad=
+    # shellcheck disable=SC2086
+    out=$("$kgen" check "$src/tests/kernels/dwconv_mma.pat" $args --configs 3 --where path=mma 2>&1)
+    for k in k1_conv1d k2_conv1d k3_conv1d k4_conv1d; do
+        echo "$out" | grep -q "^$k .* ok .*path=mma" || bad="$bad $k"
+    done
+    echo "$out" | tail -n 1 | grep -q ' 0 compile errors, 0 launch errors, 0 wrong results' || bad="$bad summary"
+    refused dwconv "$src/tests/kernels/dwconv_mma.pat" --kernel k1_conv1d --arch opencl --where path=mma ||
+        bad="$bad opencl"
+    echo "$out" | grep -q '^k5_conv1d .*no config' || bad="$bad stride"
+    refused dwconv "$src/tests/kernels/dwconv_basic.pat" --kernel k0_conv1d --arch sm_90 --where path=mma ||
+        bad="$bad f32"
+    vd=$(mktemp -d)
+    "$kgen" gen "$src/examples/lynxnet2_block.pat" --backend cuda --arch sm_90 --kernel k2_conv1d \
+        --where path=mma -o "$vd" >/dev/null 2>&1
+    has_all gen "$vd"/k2_conv1d.apart.mma.cu '#define KS 3' 'mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32'
+    rm -rf "$vd"
+    best=$("$kgen" space dwconv "$src/examples/lynxnet2_block.pat" --kernel k2_conv1d --arch sm_90 --rank 1 2>&1 |
+        grep -E '^ +1 ' | sort -k2 -g | head -n 1)
+    case $best in *path=mma*) ;; *) bad="$bad rank" ;; esac
+    [ -n "$bad" ] && echo "$out"
+    verdict "dwconv path=mma" "the depthwise conv on the tensor cores"
+fi
 # f32 GEMMs take the tensor cores too (3xTF32 on mma.sync m16n8k8): every
 # GEMM kernel of the WaveNet layer in f32 compiles on path=mma, and its
 # dilated conv (A read along T) uses the transposed tile with scalar

@@ -47,6 +47,11 @@ run "split 1x1 conv pp BM=128" 3 "$src/tools/bench/gated_tanh_residual.pat" --di
     --kernel k2_conv1x1_split_residual --where sched=pp --where BM=128 --configs 3
 run "ln ws STAGES=3" 3 "$src/tests/kernels/gemm_ln_gelu_f16.pat" --dim M=256 --dim K=768 \
     --kernel k1_ln_gemm_gelu --where sched=ws --where ln=prepass --where STAGES=3 --configs 3
+# the depthwise conv on the tensor cores (dwconv path=mma): its fragments'
+# layout is only right if the hardware's mma agrees
+run "dwconv mma" 12 "$src/tests/kernels/dwconv_mma.pat" --where path=mma --configs 3
+run "LYNXNet2 dwconv mma" 4 "$src/examples/lynxnet2_block.pat" --dim B=2 --dim T=300 --kernel k2_conv1d \
+    --where path=mma --configs 4
 # the models first checked by hand on the GPU
 for f in gemm_ln_gelu_fold dwconv_ln gemm_conv_f16 gemm_gated_f16 gemm_glu_f16; do
     run "$f" 1 "$src/tests/kernels/$f.pat" --configs 2
