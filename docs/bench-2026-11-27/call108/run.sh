@@ -1,0 +1,14 @@
+#!/bin/bash
+# call 108: ln_dwconv (LYNXNet2's LayerNorm and k=31 depthwise conv in one kernel): tests/gpu_kernels.sh, its tune, then the block beside PyTorch
+export PYTHONUNBUFFERED=1 KGEN_TEMPLATES=$PWD/templates KGEN_PATTERNS=$PWD/patterns
+K=build-dev-bin/kgen
+nvidia-smi --query-gpu=name --format=csv,noheader
+time (timeout 300 sh tests/gpu_kernels.sh $K . 2>&1 | tee $OUT/gpu_kernels.txt | cut -c1-200 | grep -v "^k[0-9]"; echo "rc=$?")
+rm -f /tmp/t.sqlite
+timeout 100 $K tune examples/lynxnet2_block.pat --kernel k0_ln_dwconv --arch sm_90 --db /tmp/t.sqlite --strategy exhaustive --time 80 2>&1 | tail -2
+$K cache show 1 --db /tmp/t.sqlite 2>&1 | cut -c1-200 > $OUT/trials_lndw.txt
+grep " ok " $OUT/trials_lndw.txt | awk '{for(i=1;i<=NF;i++) if($i=="ok") print $(i+1), $0}' | sort -n | head -6 | cut -c1-100
+rm -f /tmp/t2.sqlite
+timeout 200 python3 tools/bench/bench.py measure --kgen $K --out /tmp/a --db /tmp/t2.sqlite --workloads lynxnet2_block_default --budget 6 --tune-timeout 150 --no-max-autotune 2>&1 | grep -v "^\s*$" | grep -v -i Warn | tail -3
+for d in /tmp/a/*/; do KGRT_PDL=0 timeout 30 python3 tools/bench/prof.py $d 2>&1 | grep -E "sum of|do_bench|k[0-9]+_" | head -8; done | tee $OUT/prof.txt
+cp /tmp/a/*.json $OUT/ 2>/dev/null
