@@ -113,10 +113,6 @@ local function mma_ws(g, cfg)
   return cfg.BT + 16 * mma_ks(g) - 6
 end
 
-local function sm_of(spec)
-  return tonumber((spec.arch or ""):match("^sm_(%d+)")) or 0
-end
-
 -- the input is channels-last when its channel stride is the smaller
 local function channels_last(g)
   local sc = g.C == 1 and math.huge or math.abs(g.x.strides[2])
@@ -170,7 +166,7 @@ function T.constraints(spec, cfg)
     return true
   end
   if cfg.path == "mma" then
-    if spec.backend ~= "cuda" or sm_of(spec) < 80 then return false, "mma needs CUDA sm_80 or later" end
+    if spec.backend ~= "cuda" or kg.sm(spec) < 80 then return false, "mma needs CUDA sm_80 or later" end
     if cfg.items ~= "apart" or cfg.ITEMS ~= first.ITEMS[1] then return false, "items and ITEMS are tile's knobs" end
     if g.x.dtype ~= g.w.dtype or (g.x.dtype ~= "f16" and g.x.dtype ~= "bf16") then
       return false, "mma takes x and w both f16 or both bf16"

@@ -885,10 +885,6 @@ function T.supports(spec)
   return true
 end
 
-local function sm_of(spec)
-  return tonumber(spec.arch:match("^sm_(%d+)")) or 0
-end
-
 -- a tile of t along a dimension of d is pointless when half of it covers d
 local function fits(t, d, smallest)
   return t == smallest or t < 2 * d
@@ -1008,10 +1004,10 @@ function T.constraints(spec, cfg)
   end
   if cfg.path == "mma" then
     if spec.backend ~= "cuda" then return false, "mma is CUDA only" end
-    if sm_of(spec) < 80 then return false, "mma.sync needs sm_80" end
+    if kg.sm(spec) < 80 then return false, "mma.sync needs sm_80" end
   elseif cfg.path == "wgmma" then
     if spec.backend ~= "cuda" then return false, "wgmma is CUDA only" end
-    if sm_of(spec) ~= 90 then return false, "wgmma is sm_90's" end
+    if kg.sm(spec) ~= 90 then return false, "wgmma is sm_90's" end
     if P.dt ~= "f16" and P.dt ~= "bf16" then return false, "tensor cores need f16 or bf16" end
     if cfg.ln == "fold" and not a_ss(P, cfg) then
       return false, "wgmma folds LayerNorm only into an A contiguous along K"
@@ -1033,7 +1029,7 @@ function T.constraints(spec, cfg)
     local kts = kg.cdiv(kg.cdiv(P.K, BK), cfg.SPLITK)   -- K tiles per block
     if cfg.SPLITK > 1 then
       -- split-K reduces through the distributed shared memory of a cluster
-      if sm_of(spec) < 90 then return false, "split-K needs sm_90's clusters" end
+      if kg.sm(spec) < 90 then return false, "split-K needs sm_90's clusters" end
       if cfg.ln ~= "none" then return false, "split-K does not split LayerNorm's row sums" end
       if kts < 2 then return false, "split-K leaves a block fewer than 2 K tiles" end
       if tiles_mn(P, cfg) * P.Z * cfg.SPLITK > 4 * (spec.limits.units or 80) then
@@ -1390,7 +1386,7 @@ end
 -- the f16x2/bf16x2 unit gated_tanh_residual's prologue runs on (bf16x2
 -- tanh needs sm_90), or nil
 local function gated_h2(spec, dt)
-  return dt == "f16" and "f16x2" or dt == "bf16" and sm_of(spec) >= 90 and "bf16x2" or nil
+  return dt == "f16" and "f16x2" or dt == "bf16" and kg.sm(spec) >= 90 and "bf16x2" or nil
 end
 
 -- C statements declaring uint4 `z` as gated's prologue of the 8 gate and

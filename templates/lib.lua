@@ -334,6 +334,11 @@ end
 
 function kg.cdiv(a, b) return (a + b - 1) // b end
 
+-- the CUDA architecture's number (90 for sm_90), 0 for any other target
+function kg.sm(spec)
+  return tonumber((spec.arch or ""):match("^sm_(%d+)")) or 0
+end
+
 -- elementwise formulas, in float
 local unary = {
   neg = "(-%s)", exp = "exp(%s)", log = "log(%s)", sqrt = "sqrt(%s)",

@@ -338,7 +338,7 @@ function T.constraints(spec, cfg)
   if cfg.BLOCK_N > 16 and cfg.BLOCK_N >= 2 * I.S then return false, "BLOCK_N over twice S" end
   if cfg.path == "mma" then
     if spec.backend ~= "cuda" then return false, "mma needs CUDA" end
-    local arch = tonumber((spec.arch or ""):match("^sm_(%d+)")) or 0
+    local arch = kg.sm(spec)
     if arch < 80 then return false, "mma path needs sm_80 or newer" end
     if cfg.SPLIT > 1 then
       -- the key splits combine through the distributed shared memory of a cluster
