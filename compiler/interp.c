@@ -573,6 +573,32 @@ static int node_args(Interp *I, const Node *n, ElemArgs *ea)
 /* Shape checks of the ops both evaluation paths share, on Value shapes (a
  * tensor always has its value's shape), so neither path can index out of
  * bounds whatever sema produced. */
+/* split's results or concat's inputs (the parts, named `part`) against the
+ * whole (named `whole`): the same rank, the same extent on every axis but
+ * `axis`, and extents along `axis` that add up to the whole's */
+static int check_parts(Interp *I, const Node *n, const Value *whole,
+                       Value *const *parts, int nparts, int axis,
+                       const char *part, const char *wname)
+{
+    int64_t sum = 0;
+    for (int i = 0; i < nparts; i++) {
+        const Value *o = parts[i];
+        if (o->rank != whole->rank)
+            return fail(I, n, "%s %d has rank %d, %s %d", part, i, o->rank,
+                        wname, whole->rank);
+        for (int d = 0; d < whole->rank; d++)
+            if (d != axis && o->shape[d] != whole->shape[d])
+                return fail(I, n, "%s %s does not fit %s %s", part,
+                            shape_str(o->rank, o->shape).s, wname,
+                            shape_str(whole->rank, whole->shape).s);
+        sum += o->shape[axis];
+    }
+    if (sum != whole->shape[axis])
+        return fail(I, n, "%ss cover %lld of %lld along axis %d", part,
+                    (long long)sum, (long long)whole->shape[axis], axis);
+    return 0;
+}
+
 static int check_elem(Interp *I, const Node *n, const ElemArgs *ea)
 {
     const Value *x = n->in[0], *y = n->out[0];
@@ -620,46 +646,10 @@ static int check_elem(Interp *I, const Node *n, const ElemArgs *ea)
                         shape_str(x->rank, x->shape).s,
                         shape_str(y->rank, y->shape).s);
         return 0;
-    case OP_SPLIT: {
-        int64_t sum = 0;
-        for (int r = 0; r < n->nout; r++) {
-            const Value *o = n->out[r];
-            if (o->rank != x->rank)
-                return fail(I, n, "result %d has rank %d, input %d", r,
-                            o->rank, x->rank);
-            for (int d = 0; d < x->rank; d++)
-                if (d != ea->axis && o->shape[d] != x->shape[d])
-                    return fail(I, n, "result %s does not fit input %s",
-                                shape_str(o->rank, o->shape).s,
-                                shape_str(x->rank, x->shape).s);
-            sum += o->shape[ea->axis];
-        }
-        if (sum != x->shape[ea->axis])
-            return fail(I, n, "results cover %lld of %lld along axis %d",
-                        (long long)sum, (long long)x->shape[ea->axis],
-                        ea->axis);
-        return 0;
-    }
-    case OP_CONCAT: {
-        int64_t sum = 0;
-        for (int i = 0; i < n->nin; i++) {
-            const Value *o = n->in[i];
-            if (o->rank != y->rank)
-                return fail(I, n, "input %d has rank %d, result %d", i,
-                            o->rank, y->rank);
-            for (int d = 0; d < y->rank; d++)
-                if (d != ea->axis && o->shape[d] != y->shape[d])
-                    return fail(I, n, "input %s does not fit result %s",
-                                shape_str(o->rank, o->shape).s,
-                                shape_str(y->rank, y->shape).s);
-            sum += o->shape[ea->axis];
-        }
-        if (sum != y->shape[ea->axis])
-            return fail(I, n, "inputs cover %lld of %lld along axis %d",
-                        (long long)sum, (long long)y->shape[ea->axis],
-                        ea->axis);
-        return 0;
-    }
+    case OP_SPLIT:
+        return check_parts(I, n, x, n->out, n->nout, ea->axis, "result", "input");
+    case OP_CONCAT:
+        return check_parts(I, n, y, n->in, n->nin, ea->axis, "input", "result");
     default:
         break;
     }

@@ -34,13 +34,9 @@ local T = {
   },
 }
 
--- local helpers (candidates for lib.lua) -------------------------------------
+-- local helpers -------------------------------------------------------------
 
-local function np2(n)
-  local p = 1
-  while p < n do p = p * 2 end
-  return p
-end
+local np2 = kg.np2
 
 -- C type of a dtype's raw bits
 local function bits(spec, dtype)

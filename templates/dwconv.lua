@@ -69,17 +69,9 @@ local T = {
   },
 }
 
--- local helpers (candidates for lib.lua) -------------------------------------
+-- local helpers -------------------------------------------------------------
 
-local function np2(n)
-  local p = 1
-  while p < n do p = p * 2 end
-  return p
-end
-
-local argof = kg.argof
-
-local offs = kg.offsets
+local np2, argof, offs = kg.np2, kg.argof, kg.offsets
 
 local function geometry(spec)
   local n = spec.nodes[1]

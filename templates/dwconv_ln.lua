@@ -62,11 +62,7 @@ local offs = kg.offsets
 
 local MAX_STATIC = 48 * 1024     -- OpenCL's buffer is static: at most 48 KB
 
-local function np2(n)
-  local p = 1
-  while p < n do p = p * 2 end
-  return p
-end
+local np2 = kg.np2
 
 local function geometry(spec)
   local bd, d = spec.bind, spec.dims

@@ -334,6 +334,38 @@ end
 
 function kg.cdiv(a, b) return (a + b - 1) // b end
 
+-- the smallest power of two not below n (1 for n <= 1): how far a block or
+-- tile knob may outgrow the dimension it covers
+function kg.np2(n)
+  local p = 1
+  while p < n do p = p * 2 end
+  return p
+end
+
+-- C lines splitting row index `row` into the axes of shape other than
+-- `axis` (1-based), `ind` the indent: returns the lines and, by axis, the
+-- index expressions (ix<i>); axes of size 1 take none
+function kg.split_row(shape, axis, row, ind)
+  local outer = {}
+  for i = 1, #shape do
+    if i ~= axis and shape[i] ~= 1 then outer[#outer + 1] = i end
+  end
+  local lines, idx = {}, {}
+  if #outer == 0 then return lines, idx end
+  lines[#lines + 1] = string.format("%slong rr = %s;", ind, row)
+  for k = #outer, 1, -1 do
+    local i = outer[k]
+    if k == 1 then
+      lines[#lines + 1] = string.format("%slong ix%d = rr;", ind, i)
+    else
+      lines[#lines + 1] = string.format("%slong ix%d = rr %% %dL; rr /= %dL;",
+        ind, i, shape[i], shape[i])
+    end
+    idx[i] = "ix" .. i
+  end
+  return lines, idx
+end
+
 -- the CUDA architecture's number (90 for sm_90), 0 for any other target
 function kg.sm(spec)
   return tonumber((spec.arch or ""):match("^sm_(%d+)")) or 0

@@ -54,43 +54,10 @@ local T = {
   },
 }
 
--- local helpers (candidates for lib.lua) -------------------------------------
+-- local helpers -------------------------------------------------------------
 
-local function np2(n)
-  local p = 1
-  while p < n do p = p * 2 end
-  return p
-end
-
--- the kernel argument behind spec value id v (nil when none)
-local argof = kg.argof
-
-local offs = kg.offsets
-
-local contig = kg.contiguous
-
--- C lines splitting row index `row` into the axes of shape other than
--- `axis` (1-based); returns the lines and the index expressions by axis
-local function split_row(shape, axis, row, ind)
-  local outer = {}
-  for i = 1, #shape do
-    if i ~= axis and shape[i] ~= 1 then outer[#outer + 1] = i end
-  end
-  local lines, idx = {}, {}
-  if #outer == 0 then return lines, idx end
-  lines[#lines + 1] = string.format("%slong rr = %s;", ind, row)
-  for k = #outer, 1, -1 do
-    local i = outer[k]
-    if k == 1 then
-      lines[#lines + 1] = string.format("%slong ix%d = rr;", ind, i)
-    else
-      lines[#lines + 1] = string.format("%slong ix%d = rr %% %dL; rr /= %dL;",
-        ind, i, shape[i], shape[i])
-    end
-    idx[i] = "ix" .. i
-  end
-  return lines, idx
-end
+local np2, argof, offs, contig = kg.np2, kg.argof, kg.offsets, kg.contiguous
+local split_row = kg.split_row
 
 -- the row geometry of the kernel
 local function geometry(spec)
