@@ -570,11 +570,8 @@ static int node_args(Interp *I, const Node *n, ElemArgs *ea)
     }
 }
 
-/* Shape checks of the ops both evaluation paths share, on Value shapes (a
- * tensor always has its value's shape), so neither path can index out of
- * bounds whatever sema produced. */
 /* split's results or concat's inputs (the parts, named `part`) against the
- * whole (named `whole`): the same rank, the same extent on every axis but
+ * whole (named `wname`): the same rank, the same extent on every axis but
  * `axis`, and extents along `axis` that add up to the whole's */
 static int check_parts(Interp *I, const Node *n, const Value *whole,
                        Value *const *parts, int nparts, int axis,
@@ -599,6 +596,9 @@ static int check_parts(Interp *I, const Node *n, const Value *whole,
     return 0;
 }
 
+/* Shape checks of the ops both evaluation paths share, on Value shapes (a
+ * tensor always has its value's shape), so neither path can index out of
+ * bounds whatever sema produced. */
 static int check_elem(Interp *I, const Node *n, const ElemArgs *ea)
 {
     const Value *x = n->in[0], *y = n->out[0];
