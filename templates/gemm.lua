@@ -869,6 +869,14 @@ local function wgmma_smem(P, cfg)
   return math.max(stages, ct) + 1024
 end
 
+-- sched=pp with the register epilogue, not load=panel: the static shared
+-- memory of the consumers' column vectors, a tile ahead (gemm_cvs)
+local function pp_cv_smem(P, cfg)
+  if cfg.sched ~= "pp" or cfg.load == "panel" or not reg_epi(P, cfg) then return 0 end
+  local nv = (bias_acc(P, cfg) and P.bias and 1 or 0) + (P.glu and P.bias and 1 or 0) + (P.cscale and 1 or 0)
+  return 2 * nv * 4 * (P.glu and cfg.BN // 2 or cfg.BN)
+end
+
 -- shared memory of the mma path as launched: the stages, or under split-K
 -- the f32 partial sums of a tile (BM x BN) if larger
 local function mma_launch_smem(P, cfg)
@@ -1097,8 +1105,9 @@ function T.constraints(spec, cfg)
       return false, "too few registers per thread"
     end
     -- (with the static mbarriers, which ptxas pads to the dynamic tile's
-    -- 1024-byte alignment: a config at the limit failed its launch)
-    local smem = wgmma_smem(P, cfg) + ln_extra(P, cfg, nt)
+    -- 1024-byte alignment: a config at the limit failed its launch; and
+    -- pp's static column vectors)
+    local smem = wgmma_smem(P, cfg) + ln_extra(P, cfg, nt) + pp_cv_smem(P, cfg)
     if smem + 1024 > spec.limits.smem then return false, "shared memory over the limit" end
     if cfg.MINB == 2 then
       -- two blocks per SM: the registers capped at half the file each
@@ -3073,9 +3082,10 @@ local function reg_epilogue(spec, P, design)
   local fold = design.ln == "fold"
   local vecs = { { "b", bias_acc(P, design) and P.bias, "n" }, { "s", P.cscale, "n" } }
   if P.glu and P.bias then vecs[3] = { "g", P.bias, "(n + " .. lit(P.N) .. ")" } end
-  local colpre = ""
+  local colpre, cvecs = "", {}
   for _, v in ipairs(vecs) do
     if v[2] then
+      cvecs[#cvecs + 1] = { w = v[1], ld = kg.load(spec, v[2].arg.dtype, v[2].arg.cname, addr(v[2], "z", "0", v[3])) }
       colpre = colpre .. fill([[
     float rc_$w[GEMM_NIL][2];
     #pragma unroll
@@ -3254,7 +3264,7 @@ $now    }
 ]], tput), n = #c, c = table.concat(c, ", "),
       now = design.sched == "pp" and "" or "      kg_bulk_wait_read<0>();\n" }) .. "#else\n" .. epi .. "#endif\n"
   end
-  return epi, ctdef, colpre
+  return epi, ctdef, colpre, cvecs
 end
 
 -- the K loop of a_desc with a prologue: the prologue of K tile ct + 1 runs
@@ -3854,9 +3864,9 @@ local function emit_wgmma(spec, P, design)
       }
       kg_wg_commit();]], { afrag = afrag(atr, "af[ks / 16][mi]") })
   end
-  local epi, ctdef, colpre
+  local epi, ctdef, colpre, cvecs
   if reg_epi(P, design) then
-    epi, ctdef, colpre = reg_epilogue(spec, P, design)
+    epi, ctdef, colpre, cvecs = reg_epilogue(spec, P, design)
   else
     epi, ctdef, colpre = staged_epilogue(spec, P, design)
   end
@@ -4031,6 +4041,69 @@ $copy
         ptile = "      const long z = t / (GEMM_TILES_M * GEMM_TILES_N);\n" ..
           tile_code:gsub("KG_BID%(0%)", "(t %% (GEMM_TILES_M * GEMM_TILES_N))")
       end
+      -- the column vectors a tile ahead (not load=panel, whose block keeps
+      -- its column tile): each consumer keeps its tile's in shared memory
+      -- and loads its next tile's during this tile's epilogue, so that a
+      -- tile's set-up reads them at once instead of waiting on their loads
+      -- under the other consumer's K loop (docs/performance.md, attempt 24)
+      local cvdecl, cvfirst = "", ""
+      if not panel and cvecs and #cvecs > 0 then
+        local reads, loads, puts = {}, {}, {}
+        for k, v in ipairs(cvecs) do
+          reads[#reads + 1] = fill([[
+    float rc_$w[GEMM_NIL][2];
+    #pragma unroll
+    for (int ni = 0; ni < GEMM_NIL; ni++)
+      #pragma unroll
+      for (int q = 0; q < 2; q++) rc_$w[ni][q] = gemm_cvs[cw][$k][wn * GEMM_WTNL + ni * 8 + (lane & 3) * 2 + q];
+]], { w = v.w, k = k - 1 })
+          loads[#loads + 1] = fill("          cv_n[$k][c] = tn < GEMM_TILES && i < GEMM_BNL && n < GEMM_N ? $ld : 0.0f;\n",
+            { k = k - 1, ld = v.ld })
+          puts[#puts + 1] = fill("      if (i < GEMM_BNL) gemm_cvs[cw][$k][i] = cv_n[$k][c];\n", { k = k - 1 })
+        end
+        colpre = table.concat(reads)
+        cvdecl = fill("  __shared__ float gemm_cvs[2][$nv][GEMM_BNL];   /* each consumer's column vectors */\n" ..
+          "#define GEMM_CVT ((GEMM_BNL + GEMM_NT - 1) / GEMM_NT)   /* a thread's share of them */\n", { nv = #cvecs })
+        -- (the vectors of tile tn into cv_n, zero past the last tile)
+        local function cvload(tn) return fill([[
+    float cv_n[$nv][GEMM_CVT];
+    {
+      const long tn = $tn;
+      {
+        const long t = tn < GEMM_TILES ? tn : 0;
+$ptile        #pragma unroll
+        for (int c = 0; c < GEMM_CVT; c++) {
+          const int i = tid + c * GEMM_NT;
+          const long n = n0 + i;
+$loads        }
+      }
+    }
+]], { nv = #cvecs, tn = tn, ptile = ptile, loads = table.concat(loads) }) end
+        local cvput = fill([[
+    #pragma unroll
+    for (int c = 0; c < GEMM_CVT; c++) {
+      const int i = tid + c * GEMM_NT;
+$puts    }
+]], { puts = table.concat(puts) })
+        -- (the loads before the epilogue's first barrier, the stores after its
+        -- staging and before the barrier that ends it, which orders them
+        -- before the next tile's reads; that tile's readers passed this
+        -- epilogue's first barrier, so every read of the old values is done)
+        local function before(str, at, ins)
+          local i = str:find(at, 1, true)
+          if not i then kg.fail("gemm: pp_colvecs: no anchor %q", at) end
+          return str:sub(1, i - 1) .. ins .. str:sub(i)
+        end
+        -- (the consumer's first tile's before its loop)
+        cvfirst = "    {\n" .. cvload("GEMM_PB + cw * GEMM_PG") .. cvput .. "    }\n    GEMM_CSYNC();\n"
+        epi = cvload("t + 2 * GEMM_PG") .. epi
+        if epi:find("    kg_wg_fence_async();\n    GEMM_CSYNC();\n    if (tid == 0) {", 1, true) then
+          epi = before(epi, "    kg_wg_fence_async();\n    GEMM_CSYNC();\n    if (tid == 0) {", cvput)
+        end
+        if epi:find("    GEMM_CSYNC();\n    #pragma unroll 1\n", 1, true) then
+          epi = before(epi, "    GEMM_CSYNC();\n    #pragma unroll 1\n", cvput)
+        end
+      end
       return kg.line() .. "\n" .. fill([[
 KG_KERNEL void __launch_bounds__(2 * GEMM_NT + 128, 1)$mccl $name(
     $params)
@@ -4038,7 +4111,7 @@ KG_KERNEL void __launch_bounds__(2 * GEMM_NT + 128, 1)$mccl $name(
   KG_NO_GRID_DEP();
 $smem$fsdecl  float *const gemm_ep = (float *)(gemm_as + STAGES * ($ast + GEMM_FST));
   __shared__ __align__(8) unsigned long long gemm_full[STAGES], gemm_empty[STAGES], gemm_turn[2]$raw$bfull;
-$fsh$mbinit  if ((int)threadIdx.x >= 2 * GEMM_NT) {
+$fsh$cvdecl$mbinit  if ((int)threadIdx.x >= 2 * GEMM_NT) {
 $dec    const int tid = (int)threadIdx.x - 2 * GEMM_NT;
     unsigned it = 0;   /* K tiles through the ring so far */
     for (long t = GEMM_PB; t < GEMM_TILES; t += GEMM_PG) {
@@ -4053,7 +4126,7 @@ $inc    const int cw = (int)threadIdx.x / GEMM_NT;   /* this warpgroup's turn: t
     const int wm = 0, wn = 0;
     float *const gemm_ct = gemm_ep + cw * GEMM_EST;
     unsigned it = (unsigned)cw * (unsigned)GEMM_KT, turn = 0;
-$bwait    for (long t = GEMM_PB + cw * GEMM_PG; t < GEMM_TILES; t += 2 * GEMM_PG) {
+$cvfirst$bwait    for (long t = GEMM_PB + cw * GEMM_PG; t < GEMM_TILES; t += 2 * GEMM_PG) {
 $ptile$colpre$acczero
 $consumer$pins$epi
       it += 2u * (unsigned)GEMM_KT;
@@ -4068,6 +4141,7 @@ $clend}
           (fst and fold_panel(spec, P) or
             panel and "    if (GEMM_PB + cw * GEMM_PG < GEMM_TILES) kg_mb_wait(&gemm_bfull, 0u);\n" or ""),
         fsh = fst and "  __shared__ float gemm_cw[BN], gemm_cb[BN], gemm_fr[2][BM], gemm_fm[2][BM];  /* ln=fold */\n" or "",
+        cvdecl = cvdecl, cvfirst = cvfirst,
         producer = body, acczero = acczero, pins = pins, epi = epi, smem = smem_head,
         colpre = cpre1 and "" or colpre,
         -- (tma_store: the last store has read the tile before the block exits)

@@ -1,11 +1,12 @@
 #!/bin/sh
 # fast_gelu.sh CC SOURCE_DIR -- the fit behind the CUDA prelude's GELU for
 # 16-bit results (templates/lib.lua, kg_gelu_f: max(x, 0) - a 2^Q(a),
-# a = min(|x|, 6)): its polynomial, cut out of lib.lua, evaluated in f32 on
-# the host, stays within 4e-6 relative of double precision over [-13, 13]
-# where |GELU| > 1e-3 and within 6e-7 absolute everywhere (the H200 measured
-# 1.78e-6 and 2.4e-7 with ex2.approx: docs/performance.md attempt 20).  A
-# changed coefficient or clamp fails here, where no GPU is needed.
+# a = min(|x|, 6)): its polynomial (tools/fit_gelu.py), cut out of lib.lua,
+# evaluated in f32 on the host, stays within 8e-6 relative of double
+# precision over [-13, 13] where |GELU| > 6.1e-5 (f16's smallest normal;
+# 6.2e-6 when written) and within 1e-6 absolute everywhere, against the
+# 2^-11 (4.9e-4) relative of an f16 store.  A changed coefficient or clamp
+# fails here, where no GPU is needed.
 set -u
 cc=$1
 src=$2
@@ -33,11 +34,11 @@ int main(void)
     float x = -13.0f + 1e-5f * (float)i;
     double r = 0.5 * x * erfc(-x / sqrt(2.0)), e = fabs(gelu(x) - r);
     if (e > ab) ab = e;
-    if (fabs(r) > 1e-3 && e / fabs(r) > rel) { rel = e / fabs(r); at = x; }
+    if (fabs(r) > 6.1e-5 && e / fabs(r) > rel) { rel = e / fabs(r); at = x; }
   }
   printf("GELU fit over [-13, 13]: max rel %.3g (at %g), max abs %.3g; gelu(nan) %g gelu(-inf) %g\n",
          rel, at, ab, gelu(NAN), gelu(-INFINITY));
-  return !(rel < 4e-6 && ab < 6e-7 && isnan(gelu(NAN)) && fabs(gelu(-INFINITY)) < 1e-8 &&
+  return !(rel < 8e-6 && ab < 1e-6 && isnan(gelu(NAN)) && fabs(gelu(-INFINITY)) < 1e-8 &&
            gelu(INFINITY) == INFINITY);
 }
 C

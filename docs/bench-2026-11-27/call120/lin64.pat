@@ -1,0 +1,7 @@
+model lin64
+dim B = 1, M = 49152, K = 64, N = 2048
+input  x : f16[B, M, K]
+weight w : f16[N, K]
+weight b : f16[N]
+y = linear(x, w, b)
+output y
