@@ -123,7 +123,7 @@ function kg.prelude(spec)
 #define KG_NO_GRID_DEP() ((void)0)
 __device__ __forceinline__ float kg_round_f16(float x) { return __half2float(__float2half_rn(x)); }
 __device__ __forceinline__ float kg_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
-/* kg.fastmath: GELU, sigmoid and tanh from the hardware's 2^x and 1/x
+/* kg.fastmath: GELU, sigmoid, tanh and atan from the hardware's 2^x and 1/x
    (one MUFU op each) for kernels whose results are stored in 16 bits:
    within 6.2e-6 of the exact functions (docs/templates.md), against the
    2^-11 of an f16 store, and without the branches of erff */
@@ -155,6 +155,22 @@ __device__ __forceinline__ float kg_gelu_f(float x)
   KG_GELU_Q(q, a);
   return fmaf(-a, kg_ex2(q), fmaxf(x, 0.0f));
 }
+/* atan(x) = +-(t P(t^2)), t = min(|x|, 1/|x|), or pi/2 minus that where
+   |x| > 1, with P a degree-5 polynomial fitted here (minimax of atan(t) / t
+   over t^2 in [0, 1], relative; tools/fit_gelu.py --atan): 4.4e-6
+   relative, one MUFU op (rcp) and 13 instructions, no branch, where atanf
+   takes a degree-7 polynomial, a branch and a NaN check (tests/fast_gelu.sh
+   checks the fit).  A NaN stays a NaN, +-inf gives +-pi/2 */
+#define KG_ATAN_P(p, s) p = fmaf(-0.0134804696f, s, 0.0574773136f); p = fmaf(p, s, -0.121239071f); \
+  p = fmaf(p, s, 0.195635925f); p = fmaf(p, s, -0.332994597f); p = fmaf(p, s, 0.99999563f)
+__device__ __forceinline__ float kg_atan_f(float x)
+{
+  const float a = fabsf(x), t = fminf(a, kg_rcp(a)), s = t * t;
+  float p;
+  KG_ATAN_P(p, s);
+  const float y = t * p;
+  return copysignf(a > 1.0f ? 1.57079637f - y : y, x);
+}
 /* the same functions over N values in place, a step of all N at a time:
    their dependent chains interleave where one warp a scheduler runs them
    (a GEMM epilogue's), which a value at a time left waiting on each step */
@@ -185,6 +201,21 @@ template <int N> __device__ __forceinline__ void kg_tanh_n(float *x)
   for (int i = 0; i < N; i++) e[i] = kg_ex2(x[i] * 2.8853900817779268f);
   #pragma unroll
   for (int i = 0; i < N; i++) x[i] = 1.0f - 2.0f * kg_rcp(1.0f + e[i]);
+}
+template <int N> __device__ __forceinline__ void kg_atan_n(float *x)
+{
+  float t[N], p[N];
+  #pragma unroll
+  for (int i = 0; i < N; i++) t[i] = kg_rcp(fabsf(x[i]));
+  #pragma unroll
+  for (int i = 0; i < N; i++) { t[i] = fminf(fabsf(x[i]), t[i]); p[i] = t[i] * t[i]; }
+  #pragma unroll
+  for (int i = 0; i < N; i++) { const float s = p[i]; KG_ATAN_P(p[i], s); }
+  #pragma unroll
+  for (int i = 0; i < N; i++) {
+    const float y = t[i] * p[i];
+    x[i] = copysignf(fabsf(x[i]) > 1.0f ? 1.57079637f - y : y, x[i]);
+  }
 }
 template <int N> __device__ __forceinline__ void kg_silu_n(float *x)
 {
@@ -387,9 +418,10 @@ local cuda_fn = { exp = "expf", log = "logf", sqrt = "sqrtf", rsqrt = "rsqrtf",
   fabs = "fabsf", tanh = "tanhf", fmax = "fmaxf", fmin = "fminf", atan = "atanf",
   erf = "erff", pow = "powf" }
 
--- does a kernel take the fast GELU, sigmoid and tanh of the CUDA prelude?
--- Where every result it stores is f16 or bf16: their error (within 2e-6)
--- is far below a 16-bit store's, and an f32 result keeps the exact ones.
+-- does a kernel take the fast GELU, sigmoid, tanh and atan of the CUDA
+-- prelude?  Where every result it stores is f16 or bf16: their error
+-- (within 6.2e-6) is far below a 16-bit store's, and an f32 result keeps
+-- the exact ones.
 function kg.fastmath(spec)
   if spec.backend ~= "cuda" then return false end
   for _, o in ipairs(spec.outputs) do
@@ -399,7 +431,7 @@ function kg.fastmath(spec)
 end
 
 local fast_unary = { sigmoid = "kg_sigmoid_f(%s)", tanh = "kg_tanh_f(%s)",
-  silu = "((%s) * kg_sigmoid_f(%s))" }
+  silu = "((%s) * kg_sigmoid_f(%s))", atan = "kg_atan_f(%s)" }
 
 -- C expression of unary op `op` on float expression x
 function kg.unary(spec, op, x, attrs)

@@ -5,8 +5,10 @@
 # evaluated in f32 on the host, stays within 8e-6 relative of double
 # precision over [-13, 13] where |GELU| > 6.1e-5 (f16's smallest normal;
 # 6.2e-6 when written) and within 1e-6 absolute everywhere, against the
-# 2^-11 (4.9e-4) relative of an f16 store.  A changed coefficient or clamp
-# fails here, where no GPU is needed.
+# 2^-11 (4.9e-4) relative of an f16 store.  Then the same for the atan
+# (kg_atan_f: KG_ATAN_P with the range fold and the sign): within 6e-6
+# relative over [-1e4, 1e4], NaN kept, +-inf to +-pi/2.  A changed
+# coefficient or clamp fails here, where no GPU is needed.
 set -u
 cc=$1
 src=$2
@@ -44,3 +46,35 @@ int main(void)
 C
 "$cc" -std=c11 -O2 -ffp-contract=off -o "$work/t" "$work/t.c" -lm || { echo "FAILED: the fit does not compile as C"; exit 1; }
 "$work/t" || { echo "FAILED: the GELU fit is off"; exit 1; }
+sed -n '/^#define KG_ATAN_P/,/[^\\]$/p' "$lib" > "$work/p.h"
+[ -s "$work/p.h" ] || { echo "FAILED: no KG_ATAN_P in $lib"; exit 1; }
+cat > "$work/a.c" <<'C'
+#include <math.h>
+#include <stdio.h>
+#include "p.h"
+/* kg_atan_f as the prelude writes it, 1/a exact here (rcp.approx is within an ulp) */
+static float fatan(float x)
+{
+  const float a = fabsf(x), t = fminf(a, 1.0f / a), s = t * t;
+  float p;
+  KG_ATAN_P(p, s);
+  const float y = t * p;
+  return copysignf(a > 1.0f ? 1.57079637f - y : y, x);
+}
+int main(void)
+{
+  double rel = 0, at = 0;
+  for (long i = -2000000; i <= 2000000; i++) {
+    /* dense near 0 and 1, out to 1e4 */
+    float x = (float)(i < 0 ? -1 : 1) * (float)(1e-6 * pow(1e10, fabs((double)i) / 2e6));
+    double r = atan((double)x), e = fabs(fatan(x) - r) / fmax(fabs(r), 1e-30);
+    if (e > rel) { rel = e; at = x; }
+  }
+  printf("atan fit: max rel %.3g (at %g); atan(nan) %g atan(+-inf) %g %g atan(-0) %g\n",
+         rel, at, fatan(NAN), fatan(INFINITY), fatan(-INFINITY), fatan(-0.0f));
+  return !(rel < 6e-6 && isnan(fatan(NAN)) && fatan(INFINITY) == 1.57079637f &&
+           fatan(-INFINITY) == -1.57079637f && signbit(fatan(-0.0f)));
+}
+C
+"$cc" -std=c11 -O2 -ffp-contract=off -o "$work/a" "$work/a.c" -lm || { echo "FAILED: the atan fit does not compile as C"; exit 1; }
+"$work/a" || { echo "FAILED: the atan fit is off"; exit 1; }

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""fit_gelu.py [DEGREE] -- the polynomial behind the CUDA prelude's GELU
+"""fit_gelu.py [--atan] [DEGREE] -- the polynomial behind the CUDA prelude's GELU
 (templates/lib.lua, KG_GELU_Q): Q(a) ~ log2 Phi(-a) over a in [0, 6],
 fitted by the Remez exchange, its error weighted so that what is minimised
 is the GELU's own error at x = -a, relative to max(|GELU|, 6.1e-5) (f16's
@@ -8,7 +8,10 @@ relative error there buys nothing).  A unit error in Q moves 2^Q by ln 2
 relative, and GELU(-a) = -a 2^Q(a) with it; for x > 0 the error is smaller
 by Phi(-a).  Prints the coefficients, highest first, as KG_GELU_Q takes
 them, and the weighted error in double precision; tests/fast_gelu.sh then
-checks the fit as the GPU evaluates it, in f32.  Standard library only."""
+checks the fit as the GPU evaluates it, in f32.  With --atan, the one
+behind its atan (KG_ATAN_P): P(s) ~ atan(t) / t over s = t^2 in [0, 1],
+its relative error minimised (degree 5 by default).  Standard library
+only."""
 import math
 import sys
 
@@ -47,18 +50,23 @@ def solve(m, b):
     return [m[i][n] / m[i][i] for i in range(n)]
 
 
-def fit(degree, grid_points=20000, rounds=60):
-    """coefficients (lowest first) and the weighted minimax error"""
+def atan_ratio(s):
+    return math.atan(math.sqrt(s)) / math.sqrt(s) if s > 0 else 1.0
+
+
+def fit(degree, f=q_exact, weight=weight, hi=A, grid_points=20000, rounds=80):
+    """coefficients (lowest first) of the minimax fit of f over [0, hi]
+    with its error weighted, and that weighted error"""
     n = degree + 2
-    xs = [A / 2 * (1 - math.cos(math.pi * i / (n - 1))) for i in range(n)]
-    grid = [A * i / grid_points for i in range(grid_points + 1)]
+    xs = [hi / 2 * (1 - math.cos(math.pi * i / (n - 1))) for i in range(n)]
+    grid = [hi * i / grid_points for i in range(grid_points + 1)]
     c, err = [], float("inf")
     for _ in range(rounds):
         # the polynomial that alternates +-E (weighted) on the reference xs
         m = [[x ** j for j in range(degree + 1)] + [(-1) ** i / weight(x)]
              for i, x in enumerate(xs)]
-        c = solve(m, [q_exact(x) for x in xs])[:degree + 1]
-        e = [(horner(c, x) - q_exact(x)) * weight(x) for x in grid]
+        c = solve(m, [f(x) for x in xs])[:degree + 1]
+        e = [(horner(c, x) - f(x)) * weight(x) for x in grid]
         err = max(abs(v) for v in e)
         # the new reference: the largest error of each run of one sign
         ext, i = [], 0
@@ -79,8 +87,14 @@ def fit(degree, grid_points=20000, rounds=60):
 
 
 def main():
-    degree = int(sys.argv[1]) if len(sys.argv) > 1 else 6
-    c, err = fit(degree)
+    args = sys.argv[1:]
+    atan = "--atan" in args
+    args = [a for a in args if a != "--atan"]
+    degree = int(args[0]) if args else (5 if atan else 6)
+    if atan:
+        c, err = fit(degree, atan_ratio, lambda s: 1.0 / atan_ratio(s), 1.0)
+    else:
+        c, err = fit(degree)
     print("degree %d: weighted error %.3g" % (degree, err))
     print(", ".join("%.9g" % x for x in reversed(c)))
 
