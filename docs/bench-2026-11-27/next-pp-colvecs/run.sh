@@ -1,4 +1,5 @@
 #!/bin/bash
+# Session 27: run as call 119 (docs/bench-2026-11-27/call119), then landed in templates/ by 7f0e9c3.
 # Prepared in session 26 (2026-11-27), not yet run: the next step of attempt 24.
 # pp_colvecs.patch (templates/gemm.lua): under sched=pp without load=panel, each consumer keeps
 # its tile's column vectors (bias, gemm_glu's gate bias, the layer scale) in shared memory and
