@@ -4088,21 +4088,20 @@ $puts    }
         -- (the loads before the epilogue's first barrier, the stores after its
         -- staging and before the barrier that ends it, which orders them
         -- before the next tile's reads; that tile's readers passed this
-        -- epilogue's first barrier, so every read of the old values is done)
-        local function before(str, at, ins)
-          local i = str:find(at, 1, true)
-          if not i then kg.fail("gemm: pp_colvecs: no anchor %q", at) end
-          return str:sub(1, i - 1) .. ins .. str:sub(i)
+        -- epilogue's first barrier, so every read of the old values is done.
+        -- That barrier opens the TMA store or the copy-out loop: each of the
+        -- epilogue's variants has one of the two, and every variant must
+        -- store the vectors)
+        local put = 0
+        for _, at in ipairs({ "    kg_wg_fence_async();\n    GEMM_CSYNC();\n    if (tid == 0) {",
+                              "    GEMM_CSYNC();\n    #pragma unroll 1\n" }) do
+          local i = epi:find(at, 1, true)
+          if i then epi, put = epi:sub(1, i - 1) .. cvput .. epi:sub(i), put + 1 end
         end
+        if put == 0 then kg.fail("gemm: pp column vectors: no barrier ends the epilogue") end
         -- (the consumer's first tile's before its loop)
         cvfirst = "    {\n" .. cvload("GEMM_PB + cw * GEMM_PG") .. cvput .. "    }\n    GEMM_CSYNC();\n"
         epi = cvload("t + 2 * GEMM_PG") .. epi
-        if epi:find("    kg_wg_fence_async();\n    GEMM_CSYNC();\n    if (tid == 0) {", 1, true) then
-          epi = before(epi, "    kg_wg_fence_async();\n    GEMM_CSYNC();\n    if (tid == 0) {", cvput)
-        end
-        if epi:find("    GEMM_CSYNC();\n    #pragma unroll 1\n", 1, true) then
-          epi = before(epi, "    GEMM_CSYNC();\n    #pragma unroll 1\n", cvput)
-        end
       end
       return kg.line() .. "\n" .. fill([[
 KG_KERNEL void __launch_bounds__(2 * GEMM_NT + 128, 1)$mccl $name(

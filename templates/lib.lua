@@ -163,13 +163,15 @@ __device__ __forceinline__ float kg_gelu_f(float x)
    checks the fit).  A NaN stays a NaN, +-inf gives +-pi/2 */
 #define KG_ATAN_P(p, s) p = fmaf(-0.0134804696f, s, 0.0574773136f); p = fmaf(p, s, -0.121239071f); \
   p = fmaf(p, s, 0.195635925f); p = fmaf(p, s, -0.332994597f); p = fmaf(p, s, 0.99999563f)
+__device__ __forceinline__ float kg_atan_t(float x) { const float a = fabsf(x); return fminf(a, kg_rcp(a)); }
+/* atan(x) from y = atan(t) */
+__device__ __forceinline__ float kg_atan_fold(float x, float y) { return copysignf(fabsf(x) > 1.0f ? 1.57079637f - y : y, x); }
 __device__ __forceinline__ float kg_atan_f(float x)
 {
-  const float a = fabsf(x), t = fminf(a, kg_rcp(a)), s = t * t;
+  const float t = kg_atan_t(x), s = t * t;
   float p;
   KG_ATAN_P(p, s);
-  const float y = t * p;
-  return copysignf(a > 1.0f ? 1.57079637f - y : y, x);
+  return kg_atan_fold(x, t * p);
 }
 /* the same functions over N values in place, a step of all N at a time:
    their dependent chains interleave where one warp a scheduler runs them
@@ -206,16 +208,11 @@ template <int N> __device__ __forceinline__ void kg_atan_n(float *x)
 {
   float t[N], p[N];
   #pragma unroll
-  for (int i = 0; i < N; i++) t[i] = kg_rcp(fabsf(x[i]));
-  #pragma unroll
-  for (int i = 0; i < N; i++) { t[i] = fminf(fabsf(x[i]), t[i]); p[i] = t[i] * t[i]; }
+  for (int i = 0; i < N; i++) { t[i] = kg_atan_t(x[i]); p[i] = t[i] * t[i]; }
   #pragma unroll
   for (int i = 0; i < N; i++) { const float s = p[i]; KG_ATAN_P(p[i], s); }
   #pragma unroll
-  for (int i = 0; i < N; i++) {
-    const float y = t[i] * p[i];
-    x[i] = copysignf(fabsf(x[i]) > 1.0f ? 1.57079637f - y : y, x[i]);
-  }
+  for (int i = 0; i < N; i++) x[i] = kg_atan_fold(x[i], t[i] * p[i]);
 }
 template <int N> __device__ __forceinline__ void kg_silu_n(float *x)
 {
