@@ -370,16 +370,21 @@ local function analyze_conv(spec, n, P, o)
   local Cog = Cout // G
   local sxB, sxC, sxT = x.strides[1], x.strides[2], x.strides[3]
   P.M, P.N, P.K, P.Z = Bn * Tout, Cog, Cig * KS, G
+  -- (a weight stored tap-major, [Cout, KS, Cin] seen through a transpose:
+  -- k runs over (tap, ci), so that B's K is one contiguous run and a K tile
+  -- of A, within one tap, is x's rows shifted by that tap: kind "convt")
+  local tapm = KS > 1 and G == 1 and w.strides[2] == 1 and w.strides[3] == Cig
   if KS == 1 and pad == 0 then
     P.A = strided(map(x, { { G, Cig * sxC } }, { { Bn, sxB }, { Tout, stride * sxT } },
       { { Cig, sxC } }))
   else
-    P.A = { kind = "conv", x = x, off = x.offset, sxB = sxB, sxC = sxC, sxT = sxT,
-            Tin = Tin, Tout = Tout, Cig = Cig, KS = KS, stride = stride, pad = pad,
+    P.A = { kind = tapm and "convt" or "conv", x = x, off = x.offset, sxB = sxB, sxC = sxC,
+            sxT = sxT, Tin = Tin, Tout = Tout, Cig = Cig, KS = KS, stride = stride, pad = pad,
             dil = dil, Bn = Bn, Cin = Cin, G = G, kfast = false }
   end
-  P.B = strided(map(w, { { G, Cog * w.strides[1] } }, { { Cog, w.strides[1] } },
-    { { Cig, w.strides[2] }, { KS, w.strides[3] } }))
+  local kd = { { Cig, w.strides[2] }, { KS, w.strides[3] } }
+  if P.A.kind == "convt" then kd = { kd[2], kd[1] } end
+  P.B = strided(map(w, { { G, Cog * w.strides[1] } }, { { Cog, w.strides[1] } }, kd))
   P.out = map(o, { { G, Cog * o.strides[2] } }, { { Bn, o.strides[1] }, { Tout, o.strides[3] } },
     { { Cog, o.strides[2] } })
   if b then P.bias = map(b, { { G, Cog * b.strides[1] } }, {}, { { Cog, b.strides[1] } }) end
@@ -587,7 +592,9 @@ end
 local function cp4_ok(P, design)
   local o = P.A
   if not a_trans(P, design) then return false end
-  if o.kind == "conv" then return o.stride == 1 and o.Tout >= P.vec and o.x.dtype == "f32" end
+  if o.kind == "conv" or o.kind == "convt" then
+    return o.stride == 1 and o.Tout >= P.vec and o.x.dtype == "f32"
+  end
   return o.kind == "strided" and o.mp.arg.dtype == "f32"
 end
 
@@ -677,6 +684,27 @@ local function conv_geom(P)
   return g
 end
 
+-- a tap-major conv (kind "convt") whose A tiles are TMA boxes: x's rows
+-- (t) contiguous, 16-bit, its address and strides 16-byte aligned, each K
+-- tile of 64 within one tap (Cin % 64 == 0) and each 64-row panel within
+-- one batch entry (Tout % 64 == 0).  Tap j's K tiles are the boxes of x
+-- at t + j * dilation - padding, which TMA zero-fills outside [0, Tin):
+-- no pass over the landed stage.  A box must start on 16 bytes along its
+-- contiguous axis (t): at an odd start the copy is an illegal instruction
+-- on the H200 (docs/performance.md attempt 26), so the dilation and the
+-- padding must be multiples of 8.
+local function convt_geom(P)
+  local A = P.A
+  if A.kind ~= "convt" or A.stride ~= 1 or A.sxT ~= 1 or A.x.dtype ~= P.dt or P.dt == "f32" then
+    return false
+  end
+  if A.Cig % 64 ~= 0 or A.Tout % 64 ~= 0 or A.dil % 8 ~= 0 or A.pad % 8 ~= 0 then return false end
+  for _, v in ipairs({ A.Tin, A.sxB, A.sxC, A.off }) do
+    if v % 8 ~= 0 then return false end
+  end
+  return true
+end
+
 -- the raw row's length in the staging buffer (the pass reads 16 bytes past
 -- the last shifted run)
 local function conv_w(g, BM)
@@ -686,6 +714,7 @@ end
 local function a_desc(P, design)
   if design.path ~= "wgmma" or design.ln == "fold" or a_ss(P, design) then return nil end
   local A = P.A
+  if A.kind == "convt" then return tma_ld(design) and convt_geom(P) and "m" or nil end
   -- with a prologue, the tuner picks: the pass in shared memory costs two
   -- barriers per K tile, the register path waits for each tile's MMAs
   if A.kind ~= "strided" and design.prologue ~= "smem" then return nil end
@@ -736,7 +765,9 @@ end
 -- contiguous and T a multiple of 64 (a panel within one batch entry): the
 -- 1x1 convs over [B, C, T], a transposed view.
 local function tma_m(P, design)
-  if not tma_ld(design) or P.A.kind ~= "strided" or a_desc(P, design) ~= "m" then return false end
+  if not tma_ld(design) or a_desc(P, design) ~= "m" then return false end
+  if P.A.kind == "convt" then return true end
+  if P.A.kind ~= "strided" then return false end
   local mp = P.A.mp
   if #mp.cd ~= 1 or #mp.zd > 1 or (#mp.zd == 1 and mp.zd[1][2] < 0) then return false end
   return #mp.rd == 1 or (#mp.rd == 2 and mp.rd[1][2] > 0 and mp.rd[2][1] % 64 == 0)
@@ -749,6 +780,14 @@ local function tmap_m(spec, P)
   local mp = P.A.mp
   local es = P.dt == "f32" and 4 or 2
   local idx
+  if P.A.kind == "convt" then
+    -- (x as (t, channel, batch): a box of 64 t by 64 channels a panel)
+    local A = P.A
+    for i, a in ipairs(spec.args) do if a == A.x then idx = i end end
+    return { arg = idx, dtype = P.dt, off = A.off * es, swizzle = 128,
+             dims = { A.Tin, A.Cin, A.Bn }, strides = { A.sxC * es, A.sxB * es },
+             box = { 64, 64, 1 } }
+  end
   for i, a in ipairs(spec.args) do if a == mp.arg then idx = i end end
   local R = mp.rd[#mp.rd]
   local t = { arg = idx, dtype = P.dt, off = mp.off * es, swizzle = 128,
@@ -917,7 +956,7 @@ end
 -- consumers; with one, MINB caps them as on the sync schedule.  The
 -- preprocessor's GEMM_CREG (emit_wgmma) is the same sum (WM, WN are knobs).
 local function ws_preg(P, cfg)
-  if not a_desc(P, cfg) or P.A.kind == "strided" then return 40 end
+  if not a_desc(P, cfg) or P.A.kind == "strided" or P.A.kind == "convt" then return 40 end
   if P.A.kind == "conv" then return 56 end
   return P.A.kind == "ln" and 64 or 56   -- LayerNorm: gamma, beta of 8 columns
 end
@@ -951,7 +990,7 @@ function T.constraints(spec, cfg)
   elseif cfg.ln ~= "none" then
     return false, "ln applies to ln_gemm_gelu only"
   end
-  if cfg.prologue == "smem" and (P.A.kind == "strided" or not a_desc(P, cfg)) then
+  if cfg.prologue == "smem" and (P.A.kind == "strided" or P.A.kind == "convt" or not a_desc(P, cfg)) then
     return false, "prologue=smem: wgmma with a prologue whose raw A lands by cp.async"
   end
   if a_desc(P, cfg) and P.A.kind == "conv" and P.A.Tout % cfg.BM ~= 0 then
@@ -1211,7 +1250,8 @@ function T.rank(spec, cfg)
   -- is the instruction's: the dilated conv ran 4 to 9% faster at WM = 2,
   -- m64n256, than at WN = 2, where without a pass WN = 2 was 5 to 10%
   -- faster; docs/performance.md attempt 16, H200)
-  if cfg.path == "wgmma" and a_desc(P, cfg) and P.A.kind ~= "strided" then i = 64 * tn / (64 + tn) end
+  local xpass = a_desc(P, cfg) and P.A.kind ~= "strided" and P.A.kind ~= "convt"
+  if cfg.path == "wgmma" and xpass then i = 64 * tn / (64 + tn) end
   local et = i / (i + (cfg.path == "wgmma" and 32 or reuse))
   local ek = cfg.BK / (cfg.BK + 8)
   -- loads in flight behind the MMAs (sched=ws/pp: a fourth stage was 5 to
@@ -1231,7 +1271,7 @@ function T.rank(spec, cfg)
   -- a_desc's pass over each landed A tile (a prologue, the conv's shifts):
   -- about 64 columns' worth of MMA time per row, whatever BN
   local pass = 0
-  if a_desc(P, cfg) and P.A.kind ~= "strided" then pass = 64 end
+  if xpass then pass = 64 end
   -- (pp's ln=fold: each A row's sums from the landed stage beside its
   -- MMAs, a pass's quarter, a guess)
   if pp and cfg.ln == "fold" then pass = 16 end
@@ -1306,6 +1346,15 @@ end
 
 -- code generation --------------------------------------------------------------
 
+-- a conv's channel and tap of k (C expressions): k = ci * KS + tap, or
+-- tap * Cig + ci where the weight is stored tap-major (convt)
+local function conv_k(o, k)
+  if o.kind == "convt" then
+    return string.format("((%s) %% %d)", k, o.Cig), string.format("((%s) / %d)", k, o.Cig)
+  end
+  return string.format("((%s) / %d)", k, o.KS), string.format("((%s) %% %d)", k, o.KS)
+end
+
 -- the float value of operand o at (z, r, k) -- r is valid, k may be >= K;
 -- ri is the row's index in the tile (for per-row state in shared memory)
 local function value(spec, P, o, z, r, k, ri)
@@ -1313,13 +1362,14 @@ local function value(spec, P, o, z, r, k, ri)
   if o.kind == "strided" then
     return "((" .. k .. ") < " .. K .. " ? " ..
       kg.load(spec, o.mp.arg.dtype, o.mp.arg.cname, addr(o.mp, z, r, k)) .. " : 0.0f)"
-  elseif o.kind == "conv" then
-    local tin = string.format("((%s) %% %s * %d - %d + (%s) %% %d * %d)",
-      r, lit(o.Tout), o.stride, o.pad, k, o.KS, o.dil)
+  elseif o.kind == "conv" or o.kind == "convt" then
+    local ci, tap = conv_k(o, k)
+    local tin = string.format("((%s) %% %s * %d - %d + %s * %d)",
+      r, lit(o.Tout), o.stride, o.pad, tap, o.dil)
     local terms = {}
     if o.off ~= 0 then terms[1] = lit(o.off) end
     terms[#terms + 1] = string.format("(%s) / %s * %s", r, lit(o.Tout), lit(o.sxB))
-    terms[#terms + 1] = string.format("((%s) * %d + (%s) / %d) * %s", z, o.Cig, k, o.KS, lit(o.sxC))
+    terms[#terms + 1] = string.format("((%s) * %d + %s) * %s", z, o.Cig, ci, lit(o.sxC))
     terms[#terms + 1] = tin .. " * " .. lit(o.sxT)
     return string.format("((%s) < %s && %s >= 0L && %s < %s ? %s : 0.0f)", k, K, tin, tin,
       lit(o.Tin), kg.load(spec, o.x.dtype, o.x.cname, table.concat(terms, " + ")))
@@ -1456,12 +1506,13 @@ $pre
     local v = { Tout = L(o.Tout), KS = L(o.KS), off = L(o.off), sxB = L(o.sxB), Cig = L(o.Cig),
                 sxC = L(o.sxC), pad = L(o.pad), dil = L(o.dil), G = G, Tin = L(o.Tin),
                 sxT = L(o.sxT), ix = I32 and "int" or "long" }
+    v.ci, v.tap = conv_k(o, "(" .. v.ix .. ")k")
     v.tin = fill(wrap and "const bool nx = ct0 + j >= $Tout;\n            " ..
       "const $ix tin = ctb + j - (nx ? $Tout : 0);" or "const $ix tin = ctb + j;", v)
     v.each = each(fill((wrap and "r0 + j" or "r0") .. " < GEMM_M && k < GEMM_K && tin >= 0 && tin < $Tin", v),
       fill(wrap and "cbase + (nx ? $sxB : 0) + tin * $sxT" or "cbase + tin * $sxT", v))
     return fill([[
-          const $ix cb = ($ix)r0 / $Tout, ct0 = ($ix)r0 % $Tout, cci = ($ix)k / $KS, ckk = ($ix)k % $KS;
+          const $ix cb = ($ix)r0 / $Tout, ct0 = ($ix)r0 % $Tout, cci = $ci, ckk = $tap;
           const $ix cbase = $off + cb * $sxB + (($ix)z * $Cig + cci) * $sxC;
           const $ix ctb = ct0 - $pad + ckk * $dil;
           #pragma unroll
@@ -1476,7 +1527,8 @@ $pre
   -- below keeps its loads one K tile ahead, too little to hide them at
   -- small M (the f32 convs at B = 1, T = 861).  Nothing is fetched before
   -- the MMAs; `put` issues the copies.
-  if cp4 and o.kind == "conv" and o.stride == 1 and o.Tout >= G and o.x.dtype == "f32" then
+  local cv = o.kind == "conv" or o.kind == "convt"
+  if cp4 and cv and o.stride == 1 and o.Tout >= G and o.x.dtype == "f32" then
     decl = ""
     put = conv_rows(function(inside, off)
       return "const bool ok = " .. inside .. ";\n            kg_gemm_cp4(" .. dst ..
@@ -1545,7 +1597,7 @@ $pre
                  fl = kg.load(spec, o.filt.arg.dtype, "fh", "j"),
                  store = kg.store(spec, dt, "pk", "j", "v") }))
     end
-  elseif o.kind == "conv" and o.stride == 1 and o.Tout >= G then
+  elseif cv and o.stride == 1 and o.Tout >= G then
     fetch = conv_rows(function(inside, off)
       return "gemm_av[i][j] = " .. inside .. " ?\n              " ..
         kg.load(spec, o.x.dtype, o.x.cname, off) .. " : 0.0f;"
@@ -2657,6 +2709,7 @@ local function adesc_code(spec, P, design, mode)
   local A, dt = P.A, P.dt
   local ct = kg.ctype(spec, dt)
   local early, body
+  if A.kind == "convt" then return "", "" end
   if mode == "k" then
     early = loader_swz(spec, P, design, "A")
   elseif A.kind == "gated" then
@@ -3548,7 +3601,18 @@ local function tma_issue(P, design, ta, only)
     t[#t + 1] = "          kg_mb_expect(&gemm_full[ws], (unsigned)((" .. bytes .. ") * sizeof(*bs_w)));"
   end
   if only == "b" then ta = false end
-  if ta and tma_m(P, design) then
+  if ta and P.A.kind == "convt" then
+    -- (convt: a copy a panel of 64 rows, (t shifted by the K tile's tap,
+    -- channel, b))
+    local A = P.A
+    t[#t + 1] = string.format("          const int tap = (int)(k0 / %d);", A.Cig)
+    t[#t + 1] = "          #pragma unroll"
+    t[#t + 1] = "          for (int p = 0; p < BM / 64; p++) {"
+    t[#t + 1] = "            const long r = m0 + 64 * p;"
+    t[#t + 1] = string.format("            kg_tma3(as_w + p * 4096, &kg_tmA, (int)(r %% %s) + tap * %d - %d, " ..
+      "(int)(k0 %% %d), (int)(r / %s), &gemm_full[ws]);", lit(A.Tout), A.dil, A.pad, A.Cig, lit(A.Tout))
+    t[#t + 1] = "          }"
+  elseif ta and tma_m(P, design) then
     -- (tma_m: a copy a panel of 64 rows, its (t, k, b) or (m, k))
     local mp = P.A.mp
     local c = #mp.rd == 2 and { "(int)(r % " .. lit(mp.rd[2][1]) .. ")", "(int)k0", "(int)(r / " ..

@@ -47,6 +47,12 @@ run "split 1x1 conv pp BM=128" 3 "$src/tools/bench/gated_tanh_residual.pat" --di
     --kernel k2_conv1x1_split_residual --where sched=pp --where BM=128 --configs 3
 run "ln ws STAGES=3" 3 "$src/tests/kernels/gemm_ln_gelu_f16.pat" --dim M=256 --dim K=768 \
     --kernel k1_ln_gemm_gelu --where sched=ws --where ln=prepass --where STAGES=3 --configs 3
+# the tap-major conv's A by TMA boxes shifted by each tap (kind convt): a box
+# that does not start on 16 bytes is an illegal instruction on the H200
+for k in k3_conv1d k5_conv1d; do
+    run "convt tma $k" 6 "$src/tests/kernels/gemm_convt.pat" --kernel $k --where path=wgmma \
+        --where load=tma --configs 6
+done
 # the depthwise conv on the tensor cores (dwconv path=mma): its fragments'
 # layout is only right if the hardware's mma agrees
 run "dwconv mma" 12 "$src/tests/kernels/dwconv_mma.pat" --where path=mma --configs 3
