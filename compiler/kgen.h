@@ -509,6 +509,10 @@ typedef struct Plan {
     Value **base;              /* the value whose memory a view reads */
 } Plan;
 
+/* layout.c: give each conv1d that gains from it a weight relaid tap-major
+ * (a copy, then views); returns how many.  Before match and plan. */
+int layout_relay_convs(Graph *g, Arena *a);
+
 /* decline: see match_all (NULL: fuse every match). */
 Plan *plan_build(Graph *g, const PatternSet *ps, const bool *decline, Arena *a);
 /* p planned again with some matches of optional patterns left unfused:

@@ -1,7 +1,7 @@
 /*
  * pipeline.c -- the stages in order, and the commands built on them.
  *
- *   read -> parse -> sema -> match -> plan            (kgen plan)
+ *   read -> parse -> sema -> layout -> match -> plan  (kgen plan)
  *                                  \-> interp          (kgen run --ref)
  *
  * Each stage takes the previous one's result and a Diag; a stage that
@@ -147,6 +147,9 @@ Plan *pipeline_plan(const Options *o, Diag *d, Arena *a)
     if (!ps)
         return NULL;
     step(o, &t, "loaded %d patterns from %s", ps->n, patterns_dir(o));
+    int nr = layout_relay_convs(g, a);
+    if (nr)
+        step(o, &t, "relaid %d conv weight%s tap-major", nr, nr == 1 ? "" : "s");
     Plan *p = plan_build(g, ps, NULL, a);
     if (o->decline || (o->unfuse && strcmp(o->unfuse, "none"))) {
         p = plan_unfused(p, ps, o->decline, o->unfuse, a);

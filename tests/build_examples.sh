@@ -85,6 +85,16 @@ opencl)
         demo "$W/$m" "$W/$m.ref"
     done
 
+    echo "== wavenet_layer, dilation 8: its conv's weight relaid tap-major"
+    WD="$SRC/examples/wavenet_layer.pat --dim B=2 --dim C=64 --dim H=8 --dim T=64 --dim DIL=8"
+    # shellcheck disable=SC2086
+    "$KGEN" plan $WD | grep -q ' copy  *copy ' || fail "the dilated conv's weight was not relaid"
+    # shellcheck disable=SC2086
+    "$KGEN" run $WD --ref --save "$W/dil8.ref" --layers 2 -q
+    # shellcheck disable=SC2086
+    "$KGEN" build $WD --arch opencl -o "$W/dil8" || fail "build dil8"
+    demo "$W/dil8" "$W/dil8.ref"
+
     echo "== tuned, nearest-tuned and two-variant builds"
     WN="$SRC/examples/wavenet_layer.pat --dim B=2 --dim C=16 --dim H=8"
     # shellcheck disable=SC2086

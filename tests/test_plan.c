@@ -411,6 +411,67 @@ static void test_unfuse_errors(void **state)
     ctx_free(&c);
 }
 
+/* A conv1d whose template runs faster on a tap-major weight gets it: a
+ * copy kernel relays w to [Cout, K, Cin] and the conv reads it through a
+ * view with strides [K * Cin, 1, Cin]; the result is the same.  Where the
+ * tap-major path does not apply (dilation 2, f32, a transposed x), the
+ * graph stays as written. */
+#define CONV_MODEL(DT, DIL, X)                                                \
+    "model m\ndim B = 2, C = 64, T = 64\ndtype DT = " DT "\n"                \
+    "input x : DT[B, C, T]\nweight w : DT[2*C, C, 3]\nweight b : DT[2*C]\n"   \
+    "y = conv1d(" X ", w, b, kernel=3, dilation=" DIL ", padding=" DIL ")\n"  \
+    "output y\n"
+
+static void test_conv_relaid(void **state)
+{
+    (void)state;
+    TestCtx c;
+    ctx_init(&c);
+    Graph *g = graph_of(&c, CONV_MODEL("f16", "8", "x"), NULL, 0);
+    assert_non_null(g);
+    int nn = g->nnodes;
+    assert_int_equal(layout_relay_convs(g, c.a), 1);
+    assert_int_equal(g->nnodes, nn + 4);
+    for (int i = 0; i < g->nnodes; i++)
+        assert_int_equal(g->nodes[i]->id, i);
+    const Node *conv = g->nodes[g->nnodes - 1];
+    assert_int_equal(conv->op, OP_CONV1D);
+    Value *w = find_value(g, "w", c.a);
+    assert_int_equal(w->nuses, 1);
+    assert_int_equal(w->uses[0]->op, OP_TRANSPOSE);
+    Plan *p = plan_build(g, NULL, NULL, c.a);
+    assert_non_null(p);
+    check_plan(p);
+    int copies = 0;
+    for (int i = 0; i < p->nk; i++)
+        copies += p->k[i]->kind == K_COPY;
+    assert_int_equal(copies, 1);
+    const int64_t *st = p->strides[conv->in[1]->id];
+    assert_int_equal(st[0], 3 * 64);
+    assert_int_equal(st[1], 1);
+    assert_int_equal(st[2], 64);
+    same_as_reference(p);
+    ctx_free(&c);
+
+    const char *kept[] = {
+        CONV_MODEL("f16", "2", "x"),
+        CONV_MODEL("f32", "8", "x"),
+        "model m\ndim B = 2, C = 64, T = 64\ndtype DT = f16\n"
+        "input x : DT[B, T, C]\nweight w : DT[2*C, C, 3]\n"
+        "y = conv1d(transpose(x, 1, 2), w, kernel=3, dilation=8, padding=8)\n"
+        "output y\n",
+    };
+    for (size_t k = 0; k < sizeof kept / sizeof *kept; k++) {
+        ctx_init(&c);
+        g = graph_of(&c, kept[k], NULL, 0);
+        assert_non_null(g);
+        nn = g->nnodes;
+        assert_int_equal(layout_relay_convs(g, c.a), 0);
+        assert_int_equal(g->nnodes, nn);
+        ctx_free(&c);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -424,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_unfuse_all),
         cmocka_unit_test(test_unfuse_one),
         cmocka_unit_test(test_unfuse_errors),
+        cmocka_unit_test(test_conv_relaid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -166,6 +166,9 @@ def workloads():
     for m in ("wavenet_layer", "lynxnet2_block", "convnext_block",
               "encoder_layer"):
         w.append((f"{m} default dims f16", f"examples/{m}.pat", []))
+    # (a layer of the stack's dilation cycle 1, 2, 4, 8 whose conv weight
+    # kgen relays tap-major: docs/performance.md attempt 26)
+    w.append(("wavenet_layer DIL=8 f16", "examples/wavenet_layer.pat", ["--dim", "DIL=8"]))
     inf = {"wavenet_layer": ["--dim", "B=1", "--dim", "T=861"],
            "lynxnet2_block": ["--dim", "B=1", "--dim", "T=861"],
            "convnext_block": ["--dim", "B=1", "--dim", "T=861"],
