@@ -692,7 +692,9 @@ end
 -- no pass over the landed stage.  A box must start on 16 bytes along its
 -- contiguous axis (t): at an odd start the copy is an illegal instruction
 -- on the H200 (docs/performance.md attempt 26), so the dilation and the
--- padding must be multiples of 8.
+-- padding must be multiples of 8.  compiler/layout.c relays a conv's
+-- weight tap-major under these same conditions: change both together
+-- (tests/build_examples.sh checks that a relaid conv has this path).
 local function convt_geom(P)
   local A = P.A
   if A.kind ~= "convt" or A.stride ~= 1 or A.sxT ~= 1 or A.x.dtype ~= P.dt or P.dt == "f32" then

@@ -89,6 +89,13 @@ opencl)
     WD="$SRC/examples/wavenet_layer.pat --dim B=2 --dim C=64 --dim H=8 --dim T=64 --dim DIL=8"
     # shellcheck disable=SC2086
     "$KGEN" plan $WD | grep -q ' copy  *copy ' || fail "the dilated conv's weight was not relaid"
+    # (the plan relays it under templates/gemm.lua's convt_geom conditions:
+    # the relaid conv must have the tap-major TMA path, which needs no
+    # prologue pass, where the (channel, tap) conv's TMA path needs one)
+    # shellcheck disable=SC2086
+    "$KGEN" space gemm $WD --kernel k7_conv1d --arch sm_90 --rank 1 |
+        grep -q 'load=tma path=wgmma prologue=regs' ||
+        fail "the relaid conv has no tap-major TMA path on sm_90"
     # shellcheck disable=SC2086
     "$KGEN" run $WD --ref --save "$W/dil8.ref" --layers 2 -q
     # shellcheck disable=SC2086
