@@ -380,7 +380,7 @@ local function analyze_conv(spec, n, P, o)
   else
     P.A = { kind = tapm and "convt" or "conv", x = x, off = x.offset, sxB = sxB, sxC = sxC,
             sxT = sxT, Tin = Tin, Tout = Tout, Cig = Cig, KS = KS, stride = stride, pad = pad,
-            dil = dil, Bn = Bn, Cin = Cin, G = G, kfast = false }
+            dil = dil, Bn = Bn, Cin = Cin, G = G, kfast = tapm and sxC == 1 }
   end
   local kd = { { Cig, w.strides[2] }, { KS, w.strides[3] } }
   if P.A.kind == "convt" then kd = { kd[2], kd[1] } end
@@ -598,10 +598,58 @@ local function cp4_ok(P, design)
   return o.kind == "strided" and o.mp.arg.dtype == "f32"
 end
 
+-- load=tma or panel: copies by TMA (load=panel is tma with B's panel kept)
+local function tma_ld(design) return design.load == "tma" or design.load == "panel" end
+
+-- a tap-major conv (kind "convt") whose A tiles are TMA boxes: x's rows
+-- (t) contiguous, 16-bit, its address and strides 16-byte aligned, each K
+-- tile of 64 within one tap (Cin % 64 == 0) and each 64-row panel within
+-- one batch entry (Tout % 64 == 0).  Tap j's K tiles are the boxes of x
+-- at t + j * dilation - padding, which TMA zero-fills outside [0, Tin):
+-- no pass over the landed stage.  A box must start on 16 bytes along its
+-- contiguous axis (t): at an odd start the copy is an illegal instruction
+-- on the H200 (docs/performance.md attempt 26), so the dilation and the
+-- padding must be multiples of 8.  compiler/layout.c relays a conv's
+-- weight tap-major under these same conditions: change both together
+-- (tests/build_examples.sh checks that a relaid conv has this path).
+local function convt_geom(P)
+  local A = P.A
+  if A.kind ~= "convt" or A.stride ~= 1 or A.sxT ~= 1 or A.x.dtype ~= P.dt or P.dt == "f32" then
+    return false
+  end
+  if A.Cig % 64 ~= 0 or A.Tout % 64 ~= 0 or A.dil % 8 ~= 0 or A.pad % 8 ~= 0 then return false end
+  for _, v in ipairs({ A.Tin, A.sxB, A.sxC, A.off }) do
+    if v % 8 ~= 0 then return false end
+  end
+  return true
+end
+
+-- a tap-major conv whose x is channel-last (channels contiguous): each K
+-- tile of A is K-major, 64 channels of rows t shifted by the tap, one TMA
+-- box of x (channel, t, batch) a 64-row chunk of the swizzled tile (a_ss),
+-- zero outside x.  The shift lies on an outer axis of the box, so any
+-- dilation and padding do.  16-bit, Cin and the output length multiples
+-- of 64 (a chunk within one batch entry), the address and strides 16-byte
+-- aligned.
+local function convt_k(P)
+  local A = P.A
+  if A.kind ~= "convt" or A.stride ~= 1 or A.sxC ~= 1 or A.x.dtype ~= P.dt or P.dt == "f32" then
+    return false
+  end
+  if A.Cig % 64 ~= 0 or A.Tout % 64 ~= 0 then return false end
+  for _, v in ipairs({ A.Cin, A.sxB, A.sxT, A.off }) do
+    if v % 8 ~= 0 then return false end
+  end
+  return true
+end
+
 -- wgmma: does A go straight from global to a swizzled tile that wgmma reads
 -- through a descriptor (contiguous along K, no prologue), or through
 -- registers (ldmatrix from the mma path's tiles)?
 local function a_ss(P, design)
+  if P.A.kind == "convt" then
+    return design.path == "wgmma" and tma_ld(design) and convt_k(P)
+  end
   return design.path == "wgmma" and fast(nil, P, operand(P, "A", design), design)
 end
 
@@ -613,12 +661,10 @@ local function tma_map(mp)
   return mp.rd[1][2] > 0 and (#mp.zd == 0 or mp.zd[1][2] >= 0)
 end
 
--- load=tma or panel: copies by TMA (load=panel is tma with B's panel kept)
-local function tma_ld(design) return design.load == "tma" or design.load == "panel" end
-
 -- load=tma: does A go by TMA too (straight to its swizzled tile)?  B always
 -- does.
 local function tma_a(P, design)
+  if P.A.kind == "convt" then return a_ss(P, design) end
   return design.load ~= "cp" and a_ss(P, design) and tma_map(operand(P, "A", design).mp)
 end
 
@@ -684,28 +730,6 @@ local function conv_geom(P)
   return g
 end
 
--- a tap-major conv (kind "convt") whose A tiles are TMA boxes: x's rows
--- (t) contiguous, 16-bit, its address and strides 16-byte aligned, each K
--- tile of 64 within one tap (Cin % 64 == 0) and each 64-row panel within
--- one batch entry (Tout % 64 == 0).  Tap j's K tiles are the boxes of x
--- at t + j * dilation - padding, which TMA zero-fills outside [0, Tin):
--- no pass over the landed stage.  A box must start on 16 bytes along its
--- contiguous axis (t): at an odd start the copy is an illegal instruction
--- on the H200 (docs/performance.md attempt 26), so the dilation and the
--- padding must be multiples of 8.  compiler/layout.c relays a conv's
--- weight tap-major under these same conditions: change both together
--- (tests/build_examples.sh checks that a relaid conv has this path).
-local function convt_geom(P)
-  local A = P.A
-  if A.kind ~= "convt" or A.stride ~= 1 or A.sxT ~= 1 or A.x.dtype ~= P.dt or P.dt == "f32" then
-    return false
-  end
-  if A.Cig % 64 ~= 0 or A.Tout % 64 ~= 0 or A.dil % 8 ~= 0 or A.pad % 8 ~= 0 then return false end
-  for _, v in ipairs({ A.Tin, A.sxB, A.sxC, A.off }) do
-    if v % 8 ~= 0 then return false end
-  end
-  return true
-end
 
 -- the raw row's length in the staging buffer (the pass reads 16 bytes past
 -- the last shifted run)
@@ -783,12 +807,15 @@ local function tmap_m(spec, P)
   local es = P.dt == "f32" and 4 or 2
   local idx
   if P.A.kind == "convt" then
-    -- (x as (t, channel, batch): a box of 64 t by 64 channels a panel)
+    -- (x as (t, channel, batch), a box of 64 t by 64 channels a panel; or
+    -- channel-last (convt_k) as (channel, t, batch), 64 by 64 a chunk)
     local A = P.A
     for i, a in ipairs(spec.args) do if a == A.x then idx = i end end
-    return { arg = idx, dtype = P.dt, off = A.off * es, swizzle = 128,
-             dims = { A.Tin, A.Cin, A.Bn }, strides = { A.sxC * es, A.sxB * es },
-             box = { 64, 64, 1 } }
+    local t = { arg = idx, dtype = P.dt, off = A.off * es, swizzle = 128,
+                dims = { A.Tin, A.Cin, A.Bn }, strides = { A.sxC * es, A.sxB * es },
+                box = { 64, 64, 1 } }
+    if A.sxC == 1 then t.dims, t.strides = { A.Cin, A.Tin, A.Bn }, { A.sxT * es, A.sxB * es } end
+    return t
   end
   for i, a in ipairs(spec.args) do if a == mp.arg then idx = i end end
   local R = mp.rd[#mp.rd]
@@ -1264,7 +1291,7 @@ function T.rank(spec, cfg)
   -- read) costs each thread BM * BK / threads loads per K step
   local ea = 1
   if cfg.path ~= "simt" and not fast(spec, P, operand(P, "A", cfg), cfg) and
-      not a_desc(P, cfg) then
+      not a_desc(P, cfg) and not a_ss(P, cfg) then
     -- (load=cp4: the copies run STAGES - 1 K tiles ahead, but each value
     -- still costs its thread about 20 instructions of index arithmetic and
     -- its cp.async: a third of the register path's weight, a guess)
@@ -1324,7 +1351,9 @@ function T.launch(spec, cfg)
   local mc = cfg.load == "mcast"
   if tma_ld(cfg) or mc then
     tm = {}
-    if tma_a(P, cfg) then tm[1] = tmap_of(spec, P, operand(P, "A", cfg).mp, cfg.BM) end
+    if tma_a(P, cfg) then
+      tm[1] = P.A.kind == "convt" and tmap_m(spec, P) or tmap_of(spec, P, operand(P, "A", cfg).mp, cfg.BM)
+    end
     if tma_m(P, cfg) then tm[1] = tmap_m(spec, P) end
     tm[#tm + 1] = tmap_of(spec, P, P.B.mp,
       P.glu and cfg.BN // cfg.WN // 2 or mc and cfg.BN // 2 or cfg.BN, P.glu)
@@ -3611,8 +3640,11 @@ local function tma_issue(P, design, ta, only)
     t[#t + 1] = "          #pragma unroll"
     t[#t + 1] = "          for (int p = 0; p < BM / 64; p++) {"
     t[#t + 1] = "            const long r = m0 + 64 * p;"
-    t[#t + 1] = string.format("            kg_tma3(as_w + p * 4096, &kg_tmA, (int)(r %% %s) + tap * %d - %d, " ..
-      "(int)(k0 %% %d), (int)(r / %s), &gemm_full[ws]);", lit(A.Tout), A.dil, A.pad, A.Cig, lit(A.Tout))
+    local tc = string.format("(int)(r %% %s) + tap * %d - %d", lit(A.Tout), A.dil, A.pad)
+    local cc = string.format("(int)(k0 %% %d)", A.Cig)
+    if A.sxC == 1 then tc, cc = cc, tc end   -- (channel-last: K-major chunks)
+    t[#t + 1] = string.format("            kg_tma3(as_w + p * 4096, &kg_tmA, %s, %s, (int)(r / %s), &gemm_full[ws]);",
+      tc, cc, lit(A.Tout))
     t[#t + 1] = "          }"
   elseif ta and tma_m(P, design) then
     -- (tma_m: a copy a panel of 64 rows, its (t, k, b) or (m, k))
@@ -4016,9 +4048,13 @@ local function emit_wgmma(spec, P, design)
   local function kernel_ws()
     local body
     local two = a_two(P, design)
-    -- (A's stages stored by the producer, or read along M: the consumers
-    -- retire each tile's MMAs before the next tile's, wgmma_ws_consumer)
-    local retire = (xf ~= "" or a_desc(P, design) == "m") and "      kg_wg_wait<0>();\n" or ""
+    -- (A's stages stored by the producer, or read along M, or the
+    -- tap-major conv's shifted boxes even along K: the consumers retire
+    -- each tile's MMAs before the next tile's, wgmma_ws_consumer; the
+    -- channel-last conv was wrong at STAGES = 3 and 4 without it on the
+    -- H200, docs/performance.md attempt 26)
+    local retire = (xf ~= "" or a_desc(P, design) == "m" or P.A.kind == "convt") and
+      "      kg_wg_wait<0>();\n" or ""
     local fsw = two and "        " .. ct .. " *fs_w = gemm_fs + ws * GEMM_FST;\n" or ""
     if xf ~= "" then
       local xform = fill(wgmma_ws_xform, { ct = ct, ast = ast, xf = xf,

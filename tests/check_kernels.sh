@@ -265,6 +265,12 @@ if [ "$mode" = sm_90 ]; then
         --where prologue=regs >/dev/null 2>&1 || bad="$bad gen-conv1x1"
     grep -A1 'if (kt > 0) kg_mb_arrive(&gemm_empty' "$wd"/c1/*.ws.cu | grep -q 'kg_wg_wait<0>();' ||
         bad="$bad conv1x1-retire"
+    # (the tap-major conv with x channel-last: A along K, but its shifted
+    # boxes were wrong on the H200 without the retire, performance.md 26)
+    "$kgen" gen "$src/tests/kernels/gemm_convt.pat" --backend cuda --arch sm_90 --kernel k10_conv1d \
+        -o "$wd/ct" --where sched=ws --where load=tma >/dev/null 2>&1 || bad="$bad gen-convt"
+    grep -A1 'if (kt > 0) kg_mb_arrive(&gemm_empty' "$wd"/ct/*.ws.cu | grep -q 'kg_wg_wait<0>();' ||
+        bad="$bad convt-retire"
     "$kgen" gen "$g" --dim B=2 --dim C=64 --dim T=100 --backend cuda --arch sm_90 \
         -o "$wd/g100" --where sched=ws --where load=cp >/dev/null 2>&1 && bad="$bad gated-T100"
     for w in "path=mma" "path=simt"; do

@@ -49,10 +49,15 @@ run "ln ws STAGES=3" 3 "$src/tests/kernels/gemm_ln_gelu_f16.pat" --dim M=256 --d
     --kernel k1_ln_gemm_gelu --where sched=ws --where ln=prepass --where STAGES=3 --configs 3
 # the tap-major conv's A by TMA boxes shifted by each tap (kind convt): a box
 # that does not start on 16 bytes is an illegal instruction on the H200
-for k in k3_conv1d k5_conv1d; do
+# (k10: x channel-last, K-major boxes, any dilation; at C = 512 its 24 K
+# tiles wrap the ring, where the consumers must retire each tile's MMAs:
+# 6 of 8 configs were wrong without it)
+for k in k3_conv1d k5_conv1d k10_conv1d; do
     run "convt tma $k" 6 "$src/tests/kernels/gemm_convt.pat" --kernel $k --where path=wgmma \
         --where load=tma --configs 6
 done
+run "convt channel-last C=512" 6 "$src/tests/kernels/gemm_convt.pat" --dim C=512 --dim T=256 \
+    --kernel k10_conv1d --where path=wgmma --where load=tma --configs 8
 # the depthwise conv on the tensor cores (dwconv path=mma): its fragments'
 # layout is only right if the hardware's mma agrees
 run "dwconv mma" 12 "$src/tests/kernels/dwconv_mma.pat" --where path=mma --configs 3

@@ -1,0 +1,7 @@
+model ew
+dim B = 32, C = 512, T = 1536
+dtype DT = f16
+input x : DT[B, C, T]
+input s : DT[B, C]
+y = x + unsqueeze(s, axis=2)
+output y
