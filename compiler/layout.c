@@ -73,6 +73,9 @@ typedef struct Rewriter {
     Arena *a;
     Node **nodes;              /* the new node order */
     int n, cap;
+    Value **done;              /* weights relaid so far, and their views: */
+    Value **view;              /* a weight read by two convs is copied once */
+    int ndone, cap_done, nview, cap_view;
 } Rewriter;
 
 /* A layout node of op on x with result shape[rank], at conv c's place;
@@ -150,7 +153,23 @@ int layout_relay_convs(Graph *g, Arena *a)
     for (int i = 0; i < g->nnodes; i++) {
         Node *c = g->nodes[i];
         if (conv_tapmajor(c)) {
-            Value *t = relay(&R, c, c->in[1]);
+            Value *w = c->in[1], *t = NULL;
+            for (int j = 0; j < R.ndone && !t; j++)
+                if (R.done[j] == w)
+                    t = R.view[j];
+            if (t) {
+                for (int u = 0; u < w->nuses; u++)
+                    if (w->uses[u] == c) {  /* (w has a use less) */
+                        memmove(&w->uses[u], &w->uses[u + 1],
+                                (size_t)(w->nuses - u - 1) * sizeof *w->uses);
+                        w->nuses--;
+                        break;
+                    }
+            } else {
+                t = relay(&R, c, w);
+                ARENA_PUSH(a, R.done, R.ndone, R.cap_done, w);
+                ARENA_PUSH(a, R.view, R.nview, R.cap_view, t);
+            }
             c->in[1] = t;
             ARENA_PUSH(a, t->uses, t->nuses, t->cap_uses, c);
             count++;

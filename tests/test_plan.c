@@ -453,6 +453,29 @@ static void test_conv_relaid(void **state)
     same_as_reference(p);
     ctx_free(&c);
 
+    /* one weight read by two convs: one copy for both */
+    ctx_init(&c);
+    g = graph_of(&c, "model m\ndim B = 2, C = 64, T = 64\ndtype DT = f16\n"
+        "input x : DT[B, C, T]\ninput x2 : DT[B, C, T]\nweight w : DT[C, C, 3]\n"
+        "y = conv1d(x, w, kernel=3, dilation=8, padding=8)\n"
+        "y2 = conv1d(x2, w, kernel=3, dilation=8, padding=8)\nz = y + y2\noutput z\n",
+        NULL, 0);
+    assert_non_null(g);
+    nn = g->nnodes;
+    assert_int_equal(layout_relay_convs(g, c.a), 2);
+    assert_int_equal(g->nnodes, nn + 4);
+    w = find_value(g, "w", c.a);
+    assert_int_equal(w->nuses, 1);
+    p = plan_build(g, NULL, NULL, c.a);
+    assert_non_null(p);
+    check_plan(p);
+    copies = 0;
+    for (int i = 0; i < p->nk; i++)
+        copies += p->k[i]->kind == K_COPY;
+    assert_int_equal(copies, 1);
+    same_as_reference(p);
+    ctx_free(&c);
+
     const char *kept[] = {
         CONV_MODEL("f16", "2", "x"),
         CONV_MODEL("f32", "8", "x"),
