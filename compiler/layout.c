@@ -41,7 +41,7 @@ static bool is_layout(int op)
 }
 
 /* Does conv n gain from its weight stored tap-major?  The conditions are
- * templates/gemm.lua's convt_geom: a 16-bit x that is contiguous along T
+ * templates/gemm.lua's convt_box ("m"): a 16-bit x that is contiguous along T
  * (an input, or the result of a kernel, not a view), one group, stride 1,
  * Cin and the output length multiples of 64 (a K tile within one tap, a
  * 64-row panel within one batch entry), T a multiple of 8, and the
@@ -73,9 +73,8 @@ typedef struct Rewriter {
     Arena *a;
     Node **nodes;              /* the new node order */
     int n, cap;
-    Value **done;              /* weights relaid so far, and their views: */
-    Value **view;              /* a weight read by two convs is copied once */
-    int ndone, cap_done, nview, cap_view;
+    struct { Value *w, *view; } *done; /* weights relaid so far: a weight */
+    int ndone, cap_done;               /* read by two convs is copied once */
 } Rewriter;
 
 /* A layout node of op on x with result shape[rank], at conv c's place;
@@ -155,8 +154,8 @@ int layout_relay_convs(Graph *g, Arena *a)
         if (conv_tapmajor(c)) {
             Value *w = c->in[1], *t = NULL;
             for (int j = 0; j < R.ndone && !t; j++)
-                if (R.done[j] == w)
-                    t = R.view[j];
+                if (R.done[j].w == w)
+                    t = R.done[j].view;
             if (t) {
                 for (int u = 0; u < w->nuses; u++)
                     if (w->uses[u] == c) {  /* (w has a use less) */
@@ -167,8 +166,9 @@ int layout_relay_convs(Graph *g, Arena *a)
                     }
             } else {
                 t = relay(&R, c, w);
-                ARENA_PUSH(a, R.done, R.ndone, R.cap_done, w);
-                ARENA_PUSH(a, R.view, R.nview, R.cap_view, t);
+                R.done = arena_grow(a, R.done, &R.cap_done, R.ndone + 1, sizeof *R.done);
+                R.done[R.ndone].w = w;
+                R.done[R.ndone++].view = t;
             }
             c->in[1] = t;
             ARENA_PUSH(a, t->uses, t->nuses, t->cap_uses, c);

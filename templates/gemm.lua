@@ -601,46 +601,33 @@ end
 -- load=tma or panel: copies by TMA (load=panel is tma with B's panel kept)
 local function tma_ld(design) return design.load == "tma" or design.load == "panel" end
 
--- a tap-major conv (kind "convt") whose A tiles are TMA boxes: x's rows
--- (t) contiguous, 16-bit, its address and strides 16-byte aligned, each K
--- tile of 64 within one tap (Cin % 64 == 0) and each 64-row panel within
--- one batch entry (Tout % 64 == 0).  Tap j's K tiles are the boxes of x
--- at t + j * dilation - padding, which TMA zero-fills outside [0, Tin):
--- no pass over the landed stage.  A box must start on 16 bytes along its
--- contiguous axis (t): at an odd start the copy is an illegal instruction
--- on the H200 (docs/performance.md attempt 26), so the dilation and the
--- padding must be multiples of 8.  compiler/layout.c relays a conv's
--- weight tap-major under these same conditions: change both together
--- (tests/build_examples.sh checks that a relaid conv has this path).
-local function convt_geom(P)
+-- a tap-major conv (kind "convt") whose A tiles are TMA boxes of x, each
+-- K tile tap j's at t + j * dilation - padding, zero outside x (the
+-- padding): no pass over the landed stage.  16-bit, each K tile of 64
+-- within one tap (Cin % 64 == 0), each 64-row panel or chunk within one
+-- batch entry (Tout % 64 == 0), the address and strides 16-byte aligned.
+--   "m": x's rows (t) contiguous: M-major panels (a_desc), boxes of x as
+--        (t, channel, batch).  A box must start on 16 bytes along t: at an
+--        odd start the copy is an illegal instruction on the H200
+--        (docs/performance.md attempt 26), so the dilation and the
+--        padding must be multiples of 8.  compiler/layout.c relays a
+--        conv's weight tap-major under these same conditions: change both
+--        together (tests/build_examples.sh checks that a relaid conv has
+--        this path).
+--   "k": x channel-last: K-major chunks of the swizzled tile (a_ss), boxes
+--        of x as (channel, t, batch); the shift lies on an outer axis, so
+--        any dilation and padding do.
+-- nil: the generic loaders, in the same K order.
+local function convt_box(P)
   local A = P.A
-  if A.kind ~= "convt" or A.stride ~= 1 or A.sxT ~= 1 or A.x.dtype ~= P.dt or P.dt == "f32" then
-    return false
+  if A.kind ~= "convt" or A.stride ~= 1 or A.x.dtype ~= P.dt or P.dt == "f32" then return nil end
+  if A.Cig % 64 ~= 0 or A.Tout % 64 ~= 0 or A.sxB % 8 ~= 0 or A.off % 8 ~= 0 then return nil end
+  if A.sxT == 1 then
+    local ok = A.Tin % 8 == 0 and A.sxC % 8 == 0 and A.dil % 8 == 0 and A.pad % 8 == 0
+    return ok and "m" or nil
   end
-  if A.Cig % 64 ~= 0 or A.Tout % 64 ~= 0 or A.dil % 8 ~= 0 or A.pad % 8 ~= 0 then return false end
-  for _, v in ipairs({ A.Tin, A.sxB, A.sxC, A.off }) do
-    if v % 8 ~= 0 then return false end
-  end
-  return true
-end
-
--- a tap-major conv whose x is channel-last (channels contiguous): each K
--- tile of A is K-major, 64 channels of rows t shifted by the tap, one TMA
--- box of x (channel, t, batch) a 64-row chunk of the swizzled tile (a_ss),
--- zero outside x.  The shift lies on an outer axis of the box, so any
--- dilation and padding do.  16-bit, Cin and the output length multiples
--- of 64 (a chunk within one batch entry), the address and strides 16-byte
--- aligned.
-local function convt_k(P)
-  local A = P.A
-  if A.kind ~= "convt" or A.stride ~= 1 or A.sxC ~= 1 or A.x.dtype ~= P.dt or P.dt == "f32" then
-    return false
-  end
-  if A.Cig % 64 ~= 0 or A.Tout % 64 ~= 0 then return false end
-  for _, v in ipairs({ A.Cin, A.sxB, A.sxT, A.off }) do
-    if v % 8 ~= 0 then return false end
-  end
-  return true
+  if A.sxC == 1 then return A.Cin % 8 == 0 and A.sxT % 8 == 0 and "k" or nil end
+  return nil
 end
 
 -- wgmma: does A go straight from global to a swizzled tile that wgmma reads
@@ -648,7 +635,7 @@ end
 -- registers (ldmatrix from the mma path's tiles)?
 local function a_ss(P, design)
   if P.A.kind == "convt" then
-    return design.path == "wgmma" and tma_ld(design) and convt_k(P)
+    return design.path == "wgmma" and tma_ld(design) and convt_box(P) == "k"
   end
   return design.path == "wgmma" and fast(nil, P, operand(P, "A", design), design)
 end
@@ -730,7 +717,6 @@ local function conv_geom(P)
   return g
 end
 
-
 -- the raw row's length in the staging buffer (the pass reads 16 bytes past
 -- the last shifted run)
 local function conv_w(g, BM)
@@ -740,7 +726,7 @@ end
 local function a_desc(P, design)
   if design.path ~= "wgmma" or design.ln == "fold" or a_ss(P, design) then return nil end
   local A = P.A
-  if A.kind == "convt" then return tma_ld(design) and convt_geom(P) and "m" or nil end
+  if A.kind == "convt" then return tma_ld(design) and convt_box(P) == "m" and "m" or nil end
   -- with a prologue, the tuner picks: the pass in shared memory costs two
   -- barriers per K tile, the register path waits for each tile's MMAs
   if A.kind ~= "strided" and design.prologue ~= "smem" then return nil end
@@ -806,18 +792,18 @@ local function tmap_m(spec, P)
   local mp = P.A.mp
   local es = P.dt == "f32" and 4 or 2
   local idx
+  local arg = P.A.kind == "convt" and P.A.x or mp.arg
+  for i, a in ipairs(spec.args) do if a == arg then idx = i end end
   if P.A.kind == "convt" then
     -- (x as (t, channel, batch), a box of 64 t by 64 channels a panel; or
-    -- channel-last (convt_k) as (channel, t, batch), 64 by 64 a chunk)
+    -- channel-last (convt_box "k") as (channel, t, batch), 64 by 64 a chunk)
     local A = P.A
-    for i, a in ipairs(spec.args) do if a == A.x then idx = i end end
     local t = { arg = idx, dtype = P.dt, off = A.off * es, swizzle = 128,
                 dims = { A.Tin, A.Cin, A.Bn }, strides = { A.sxC * es, A.sxB * es },
                 box = { 64, 64, 1 } }
     if A.sxC == 1 then t.dims, t.strides = { A.Cin, A.Tin, A.Bn }, { A.sxT * es, A.sxB * es } end
     return t
   end
-  for i, a in ipairs(spec.args) do if a == mp.arg then idx = i end end
   local R = mp.rd[#mp.rd]
   local t = { arg = idx, dtype = P.dt, off = mp.off * es, swizzle = 128,
               dims = { R[1], mp.cd[1][1] }, strides = { mp.cd[1][2] * es }, box = { 64, 64 } }

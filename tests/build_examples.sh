@@ -89,7 +89,7 @@ opencl)
     WD="$SRC/examples/wavenet_layer.pat --dim B=2 --dim C=64 --dim H=8 --dim T=64 --dim DIL=8"
     # shellcheck disable=SC2086
     "$KGEN" plan $WD | grep -q ' copy  *copy ' || fail "the dilated conv's weight was not relaid"
-    # (the plan relays it under templates/gemm.lua's convt_geom conditions:
+    # (the plan relays it under templates/gemm.lua's convt_box conditions:
     # the relaid conv must have the tap-major TMA path, which needs no
     # prologue pass, where the (channel, tap) conv's TMA path needs one)
     # shellcheck disable=SC2086
