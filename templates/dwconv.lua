@@ -332,19 +332,14 @@ local function run_store(spec, g, add)
   }
   if spec.backend == "cuda" and y.dtype ~= "f32" and g.Tout % 8 == 0 then
     -- 8 results, 16 bytes a store (the run starts at a multiple of 8)
-    local ct = kg.ctype(spec, y.dtype)
-    local cvt = y.dtype == "f16" and "__float2half_rn" or "__float2bfloat16_rn"
     add(string.format([[
 #if ITEMS %% 8 == 0
   #pragma unroll
   for (int i8 = 0; i8 < ITEMS; i8 += 8)
-    if (tr + i8 + 8 <= %dL) {
-      __align__(16) %s pk[8];
-      #pragma unroll
-      for (int it = 0; it < 8; it++) pk[it] = %s(acc[i8 + it]);
-      *(uint4 *)(%s + (%s + i8)) = *(const uint4 *)pk;
-    }
-#else]], g.Tout, ct, cvt, y.cname, yo))
+    if (tr + i8 + 8 <= %dL)
+      %s
+#else]], g.Tout, kg.st16(spec, string.format("%s + (%s + i8)", y.cname, yo),
+      kg.pack16(spec, y.dtype, function(u) return string.format("acc[i8 + %d]", u) end))))
     for _, l in ipairs(scalar) do add(l) end
     add("#endif")
   else

@@ -339,8 +339,8 @@ local function emit_vec(spec, ov, shape)
       g:emit(kg.store(spec, o.dtype, on, "J", x))
       local i0 = run_start(idx)
       for c = 0, VDT[o.dtype] * V // 16 - 1 do
-        post[#post + 1] = string.format("    ((uint4 *)(%s + (%s)))[%d] = ((const uint4 *)%s)[%d];",
-          o.cname, kg.offset(o, i0), c, on, c)
+        post[#post + 1] = "    " .. kg.st16(spec, string.format("(uint4 *)(%s + (%s)) + %d", o.cname, kg.offset(o, i0), c),
+          string.format("((const uint4 *)%s)[%d]", on, c))
       end
     else
       g.nscalar = g.nscalar + 1

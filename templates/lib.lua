@@ -73,6 +73,34 @@ function kg.store(spec, dtype, ptr, index, x)
   fail("kg.store: dtype %s", tostring(dtype))
 end
 
+-- CUDA: a uint4 expression holding 16 bytes of `dtype` (f16, bf16 or f32),
+-- element u (0-based) the float expression val(u)
+function kg.pack16(spec, dtype, val)
+  if spec.backend ~= "cuda" then fail("kg.pack16: CUDA only") end
+  local w = {}
+  if dtype == "f32" then
+    for u = 0, 3 do w[#w + 1] = "__float_as_uint(" .. val(u) .. ")" end
+  elseif dtype == "f16" or dtype == "bf16" then
+    for u = 0, 7, 2 do
+      w[#w + 1] = string.format("kg_pk_%s(%s, %s)", dtype, val(u), val(u + 1))
+    end
+  else
+    fail("kg.pack16: dtype %s", tostring(dtype))
+  end
+  return "make_uint4(" .. table.concat(w, ", ") .. ")"
+end
+
+-- CUDA: a statement storing uint4 expression v at address addr (16-byte
+-- aligned global memory) with one 16-byte store.  `*(uint4 *)addr = v`
+-- leaves nvcc free to split the store into four 4-byte ones, and it did
+-- in dwconv_ln and rownorm, four times the store instructions and partial
+-- sectors (docs/performance.md, attempt 27); __stwb is st.global.wb.v4,
+-- the default store
+function kg.st16(spec, addr, v)
+  if spec.backend ~= "cuda" then fail("kg.st16: CUDA only") end
+  return string.format("__stwb((uint4 *)(%s), %s);", addr, v)
+end
+
 -- Code every kernel source starts with: includes and the portable macros
 --   KG_KERNEL      the kernel qualifier (extern "C" __global__ / __kernel)
 --   KG_GLOBAL      the global address space qualifier
@@ -123,6 +151,18 @@ function kg.prelude(spec)
 #define KG_NO_GRID_DEP() ((void)0)
 __device__ __forceinline__ float kg_round_f16(float x) { return __half2float(__float2half_rn(x)); }
 __device__ __forceinline__ float kg_round_bf16(float x) { return __bfloat162float(__float2bfloat16_rn(x)); }
+/* two floats rounded to 16 bits as one 32-bit word, the first in the low
+   half (kg.pack16) */
+__device__ __forceinline__ unsigned kg_pk_f16(float a, float b)
+{
+  const __half2 h = __floats2half2_rn(a, b);
+  return *(const unsigned *)&h;
+}
+__device__ __forceinline__ unsigned kg_pk_bf16(float a, float b)
+{
+  const __nv_bfloat162 h = __floats2bfloat162_rn(a, b);
+  return *(const unsigned *)&h;
+}
 /* kg.fastmath: GELU, sigmoid, tanh and atan from the hardware's 2^x and 1/x
    (one MUFU op each) for kernels whose results are stored in 16 bits:
    within 6.2e-6 of the exact functions (docs/templates.md), against the

@@ -550,7 +550,7 @@ if [ "$mode" = sm_90 ]; then
     "$kgen" gen "$src/examples/lynxnet2_block.pat" --kernel k2_conv1d --backend cuda --arch sm_90 \
         -o "$wd" --where items=run >/dev/null 2>&1 || bad="$bad gen"
     grep -qF '#define WS (WIN | 1)' "$wd"/*.cu 2>/dev/null &&
-        grep -qF '*(uint4 *)(a3 + ((b * 1024L + c) * 768L + tr + i8)) = *(const uint4 *)pk;' "$wd"/*.cu ||
+        grep -qF '__stwb((uint4 *)(a3 + ((b * 1024L + c) * 768L + tr + i8)), make_uint4(kg_pk_f16(' "$wd"/*.cu ||
         bad="$bad run-store"
     rm -rf "$wd"
 fi
