@@ -327,6 +327,38 @@ function T.emit(spec, design)
     return string.format("%sif (valid) for (long j = lane; j < %dL; j += TPR) {\n%s  float xv = %s;\n%s  %s\n%s}",
       ind, N, ind, xat("j"), ind, body("j", "xv"), ind)
   end
+  -- RN_VEC and gamma (beta) contiguous in x's type, in aligned runs: the
+  -- last pass reads them 16 bytes a run, where a load a value had cost the
+  -- L1 sixteen times the row's own traffic (docs/performance.md, attempt 27)
+  local function vec_ok(a)
+    return a == nil or (a.dtype == x.dtype and a.rank == 1 and a.strides[1] == 1 and a.offset % V == 0)
+  end
+  local gvec = V and gamma and vec_ok(gamma) and vec_ok(beta)
+  -- the last pass: e(xv, g, b) the result of value xv with gamma g and beta b
+  -- (nil where absent)
+  local function affine(e)
+    local plain = each(function(j, xv)
+      return yset(j, e(xv, gamma and gat(gamma, j), beta and gat(beta, j)))
+    end)
+    if not gvec then return plain end
+    local ct = kg.ctype(spec, x.dtype)
+    local L = { "#if RN_VEC", "  #pragma unroll", "  for (int c = 0; c < NPT / RN_V; c++) {",
+      "    const long j0 = ((long)lane + (long)c * TPR) * RN_V;" }
+    for _, a in ipairs({ gamma, beta }) do
+      local nm = a == gamma and "g" or "b"
+      L[#L + 1] = string.format("    uint4 %sr = make_uint4(0u, 0u, 0u, 0u);", nm)
+      L[#L + 1] = string.format("    if (valid) %sr = *(const uint4 *)(%s + %s);", nm, a.cname, offs(a, { "j0" }))
+      L[#L + 1] = string.format("    const %s *%sh = (const %s *)&%sr;", ct, nm, ct, nm)
+    end
+    L[#L + 1] = "    #pragma unroll"
+    L[#L + 1] = "    for (int e = 0; e < RN_V; e++) v[c * RN_V + e] = " ..
+      e("v[c * RN_V + e]", kg.load(spec, x.dtype, "gh", "e"), beta and kg.load(spec, x.dtype, "bh", "e")) .. ";"
+    L[#L + 1] = "  }"
+    L[#L + 1] = "#else"
+    L[#L + 1] = plain
+    L[#L + 1] = "#endif"
+    return table.concat(L, "\n")
+  end
 
   local helpers = {}
   local decl = {}
@@ -466,11 +498,11 @@ function T.emit(spec, design)
       B(string.format("  float var = q / %s;", kg.float(N)))
     end
     B(string.format("  float rs = 1.0f / %s(var + %s);", SQRT, eps))
-    B(each(function(j, xv)
+    B(affine(function(xv, ga, be)
       local e = string.format("(%s - mu) * rs", xv)
-      if gamma then e = e .. " * " .. gat(gamma, j) end
-      if beta then e = e .. " + " .. gat(beta, j) end
-      return yset(j, e)
+      if ga then e = e .. " * " .. ga end
+      if be then e = e .. " + " .. be end
+      return e
     end))
   else -- rmsnorm
     decl[#decl + 1] = shared_decl(design, { "q" })
@@ -478,24 +510,21 @@ function T.emit(spec, design)
     B(each(function(j, xv) return string.format("q += %s * %s;", xv, xv) end))
     B(reduction(spec, design, { "q" }, sum2("q"), "  "))
     B(string.format("  float rs = 1.0f / %s(q / %s + %s);", SQRT, kg.float(N), eps))
-    B(each(function(j, xv)
+    B(affine(function(xv, ga)
       local e = string.format("%s * rs", xv)
-      if gamma then e = e .. " * " .. gat(gamma, j) end
-      return yset(j, e)
+      if ga then e = e .. " * " .. ga end
+      return e
     end))
   end
 
   if V then
     -- RN_VEC: the results, in v[], leave a 16-byte run at a time
-    local ct = kg.ctype(spec, y.dtype)
     B("#if RN_VEC")
     B("  if (valid) {")
     B("    #pragma unroll")
     B("    for (int c = 0; c < NPT / RN_V; c++) {")
-    B(string.format("      __align__(16) %s h[RN_V];", ct))
-    B("      #pragma unroll")
-    B("      for (int e = 0; e < RN_V; e++) " .. kg.store(spec, y.dtype, "h", "e", "v[c * RN_V + e]"))
-    B(string.format("      *(uint4 *)(%s + yb + ((long)lane + (long)c * TPR) * RN_V) = *(const uint4 *)h;", y.cname))
+    B("      " .. kg.st16(spec, string.format("%s + yb + ((long)lane + (long)c * TPR) * RN_V", y.cname),
+      kg.pack16(spec, y.dtype, function(e) return string.format("v[c * RN_V + %d]", e) end)))
     B("    }")
     B("  }")
     B("#endif")
