@@ -41,7 +41,14 @@
 -- thread takes runs of 8 channels of its row, keeps their values in
 -- registers over the three passes (the shared rows are read once) and
 -- stores each run with one 16-byte store, gamma and beta read 16 bytes at
--- a time.  Tuning knobs: BT (time steps a block), BLOCK (threads).
+-- a time.  load=pipe (CUDA sm_80+, where v16 applies) is v16 in
+-- persistent blocks, PB a multiprocessor: a block takes the tiles
+-- blockIdx, + gridDim, ..., copies the next tile's window by cp.async
+-- (16 bytes, zeros outside [0, T)) into a second buffer while it computes
+-- this one, keeps the results' rows apart from both windows, and loads
+-- its channels' weights and its runs' gamma and beta once, into
+-- registers.  Tuning knobs: BT (time steps a block), BLOCK (threads), PB
+-- (pipe's blocks a multiprocessor).
 -- (Reading each thread's window rows straight from global memory, without
 -- step 1, ran about half as fast on the H200: docs/performance.md
 -- attempt 20.)
@@ -51,10 +58,11 @@
 local T = {
   name = "dwconv_ln",
   backends = { "cuda", "opencl" },
-  design = { path = { "tile", "direct" }, xred = { "smem", "shfl" }, load = { "scalar", "v16" } },
+  design = { path = { "tile", "direct" }, xred = { "smem", "shfl" }, load = { "scalar", "v16", "pipe" } },
   tuning = {
     BT = { 1, 2, 4, 8, 16, 32 },
     BLOCK = { 64, 128, 256, 512, 1024 },
+    PB = { 1, 2 },
   },
 }
 
@@ -96,6 +104,10 @@ local function buf_floats(g, cfg)
     local _, sh = v16_rows(g, cfg)
     return math.max(g.C * sh // 2, cfg.BT * g.C), ws
   end
+  if cfg.load == "pipe" then
+    local _, sh = v16_rows(g, cfg)
+    return g.C * sh + cfg.BT * g.C, ws   -- (two windows of halves, then the rows)
+  end
   return math.max(g.C * ws, cfg.BT * g.C), ws
 end
 
@@ -113,6 +125,18 @@ local function v16_ok(g)
   end
   return al(g.x, 3) and al(g.out, 3) and al(g.gamma, 1) and al(g.beta, 1) and
     g.gamma.dtype == g.out.dtype and g.beta.dtype == g.out.dtype
+end
+
+-- load=pipe: a thread's registers, roughly: the weights, gamma and beta
+-- held over the tiles, then the larger of the conv's results and window
+-- row and the LayerNorm's runs (at C = 512, K = 7 ptxas used 90 to 127
+-- where this says 80 to 128).  The kernel's __launch_bounds__(BLOCK, PB)
+-- holds ptxas to PB blocks a multiprocessor, spilling what does not fit;
+-- the constraint keeps the spill small
+local function pipe_regs(g, cfg)
+  local nch, ng = kg.cdiv(g.C, cfg.BLOCK), kg.cdiv(g.C // 8, cfg.BLOCK // cfg.BT)
+  local nchk = v16_rows(g, cfg)
+  return nch * (g.KS + 1) + 8 * ng + math.max(nch * cfg.BT + nchk * 8, 8 * ng) + 8
 end
 
 -- the kernel's shared memory in bytes: on CUDA dynamic (the runtime lifts
@@ -143,16 +167,29 @@ function T.constraints(spec, cfg)
     if cfg.BT + g.KS - 1 > 64 then return false, "a window row over 64 registers" end
   end
   if cfg.xred == "shfl" and spec.backend ~= "cuda" then return false, "xred=shfl is CUDA's" end
-  if cfg.load == "v16" then
-    if spec.backend ~= "cuda" or cfg.path ~= "tile" then return false, "load=v16: CUDA's tile path" end
-    if not v16_ok(g) then return false, "load=v16: x along T and out along C in aligned runs of 8" end
-    if cfg.BT % 8 ~= 0 then return false, "load=v16: BT a multiple of 8" end
-    if v16_rows(g, cfg) * 8 > 64 then return false, "load=v16: a window row over 64 registers" end
-    if kg.cdiv(g.C // 8, cfg.BLOCK // cfg.BT) * 8 > 64 then return false, "load=v16: over 64 values of a row a thread" end
+  if cfg.load == "v16" or cfg.load == "pipe" then
+    local d = "load=" .. cfg.load
+    if spec.backend ~= "cuda" or cfg.path ~= "tile" then return false, d .. ": CUDA's tile path" end
+    if not v16_ok(g) then return false, d .. ": x along T and out along C in aligned runs of 8" end
+    if cfg.BT % 8 ~= 0 then return false, d .. ": BT a multiple of 8" end
+    if v16_rows(g, cfg) * 8 > 64 then return false, d .. ": a window row over 64 registers" end
+    if kg.cdiv(g.C // 8, cfg.BLOCK // cfg.BT) * 8 > 64 then return false, d .. ": over 64 values of a row a thread" end
+  end
+  if cfg.load == "pipe" then
+    if kg.sm(spec) < 80 then return false, "load=pipe: cp.async needs sm_80" end
+    if cfg.BLOCK * cfg.PB > 2048 then return false, "load=pipe: PB blocks of BLOCK over an SM's threads" end
+    if cfg.PB * cfg.BLOCK * pipe_regs(g, cfg) > 1.25 * 65536 then
+      return false, "load=pipe: PB blocks' registers over a multiprocessor's by a quarter"
+    end
+  elseif cfg.PB ~= 1 then
+    return false, "PB is load=pipe's"
   end
   local lim = spec.limits.smem
   if spec.backend ~= "cuda" and lim > MAX_STATIC then lim = MAX_STATIC end
   if smem_bytes(g, cfg) > lim then return false, "the window is over the shared memory" end
+  if cfg.PB > 1 and cfg.PB * (smem_bytes(g, cfg) + 1024) > lim + 1024 then
+    return false, "load=pipe: PB blocks' buffers over an SM's shared memory"
+  end
   return true
 end
 
@@ -167,13 +204,17 @@ function T.rank(spec, cfg)
   -- channels, a run of one value each: a fallback)
   if cfg.path == "direct" then return 3 * g.KS + steps / 16 + (cfg.BLOCK < 128 and 0.5 or 0) end
   -- (v16: a sixteenth of the loads and stores, the rows read once)
+  -- (pipe: the next tile's window lands while this one is computed)
   return (cfg.BT + g.KS - 1) / cfg.BT + steps / 16 + (cfg.BLOCK < 128 and 0.5 or 0) +
-    kg.cdiv(g.C, cfg.BLOCK) * cfg.BT / 128 - (cfg.load == "v16" and 0.5 or 0)
+    kg.cdiv(g.C, cfg.BLOCK) * cfg.BT / 128 - (cfg.load == "v16" and 0.5 or 0) -
+    (cfg.load == "pipe" and 0.75 or 0)
 end
 
 function T.launch(spec, cfg)
   local g = geometry(spec)
-  return { grid = { g.B * kg.cdiv(g.Tout, cfg.BT), 1, 1 }, block = { cfg.BLOCK, 1, 1 },
+  local tiles = g.B * kg.cdiv(g.Tout, cfg.BT)
+  if cfg.load == "pipe" then tiles = math.min(tiles, (spec.limits.units or 80) * cfg.PB) end
+  return { grid = { tiles, 1, 1 }, block = { cfg.BLOCK, 1, 1 },
            smem = spec.backend == "cuda" and smem_bytes(g, cfg) or 0 }
 end
 
@@ -190,7 +231,8 @@ function T.emit(spec, design)
   add("#define TPR (BLOCK / BT)")
   add(string.format("#define NCH ((%d + BLOCK - 1) / BLOCK)", C))
   local tile = design.path ~= "direct"
-  local v16 = design.load == "v16"
+  local pipe = design.load == "pipe"
+  local v16 = design.load == "v16" or pipe
   local xt = kg.ctype(spec, x.dtype)
   if v16 then
     local pada = v16_pada(g)
@@ -198,13 +240,24 @@ function T.emit(spec, design)
     add(string.format("#define SH0 %d   /* the window's first position in a staged row */", pada - g.pad))
     add("#define NCHK ((SH0 + WIN + 7) / 8)   /* 16-byte chunks of a channel's window */")
     add("#define SH ((NCHK | 1) * 8)   /* a staged row's stride in halves */")
-    add(string.format("#define NBUF (%d * SH / 2 > BT * %d ? %d * SH / 2 : BT * %d)", C, C, C, C))
+    if pipe then
+      add(string.format("#define NWF (%d * SH)   /* the two windows, in floats */", C))
+      add(string.format("#define NBUF (NWF + BT * %d)", C))
+      add(string.format("#define NTB ((%dL + BT - 1) / BT)   /* tiles a batch entry */", To))
+    else
+      add(string.format("#define NBUF (%d * SH / 2 > BT * %d ? %d * SH / 2 : BT * %d)", C, C, C, C))
+    end
   elseif tile then
     add(string.format("#define NBUF (%d * WS > BT * %d ? %d * WS : BT * %d)", C, C, C, C))
   else
     add("#define NBUF 0")
   end
-  if cuda then
+  if pipe then
+    -- (the rows after the two windows)
+    add("  extern __shared__ __align__(16) float kg_dl_smem[];")
+    add("  float *const buf = kg_dl_smem + NWF, *const red = kg_dl_smem + NBUF;")
+    add(string.format("  %s *const win0 = (%s *)kg_dl_smem, *const win1 = win0 + NWF;", xt, xt))
+  elseif cuda then
     add("  extern __shared__ __align__(16) float kg_dl_smem[];")
     add(tile and "  float *const buf = kg_dl_smem, *const red = kg_dl_smem + NBUF;" or
       "  float *const red = kg_dl_smem;")
@@ -213,10 +266,61 @@ function T.emit(spec, design)
     add("  KG_SHARED float red[BLOCK];")
   end
   add("  const int tid = (int)KG_TID(0);")
-  add(string.format("  const long tb = KG_BID(0) %% ((%dL + BT - 1) / BT);", To))
-  add(string.format("  const long b = KG_BID(0) / ((%dL + BT - 1) / BT);", To))
-  add(string.format("  const long t0 = tb * BT, p0 = t0 - %dL;", g.pad))
-  if v16 then
+  -- pipe: the block's tiles tl = blockIdx, + gridDim, ...; each channel's
+  -- weights and each run's gamma and beta are loaded once, into
+  -- registers, and each tile's window by cp.async while the tile before
+  -- it is computed (wait_group 1 leaves the next one in flight)
+  local function pipe_issue(tl, wb)
+    add("  {")
+    add(string.format("    const long ib = (%s) / NTB, it0 = (%s) %% NTB * BT;", tl, tl))
+    add(string.format("    for (int e = tid; e < %d * NCHK; e += BLOCK) {", C))
+    add("      const int c = e / NCHK, j = e % NCHK;")
+    add("      const long p = it0 - PADA + 8 * j;")
+    add(string.format("      const int ok = p >= 0 && p < %dL;", Tn))
+    add(string.format("      kg_dl_cp16(%s + c * SH + 8 * j, %s + %s, ok);", wb, x.cname, offs(x, { "ib", "c", "ok ? p : 0" })))
+    add("    }")
+    add("  }")
+  end
+  if pipe then
+    add(string.format("  const long ntl = %dL * NTB;", g.B))
+    add(string.format("  float wk[NCH][%d], bv[NCH];", KS))
+    add("  #pragma unroll")
+    add("  for (int i = 0; i < NCH; i++) {")
+    add("    const int c = tid + i * BLOCK;")
+    add("    #pragma unroll")
+    add(string.format("    for (int k = 0; k < %d; k++) wk[i][k] = c < %d ? %s : 0.0f;", KS, C,
+      kg.load(spec, w.dtype, w.cname, offs(w, { "c", "0", "k" }))))
+    add(string.format("    bv[i] = c < %d ? %s : 0.0f;", C, bc and kg.load(spec, bc.dtype, bc.cname, offs(bc, { "c" })) or "0.0f"))
+    add("  }")
+    add(string.format("#define NG ((%d / 8 + TPR - 1) / TPR)", C))
+    add("  uint4 gq[NG], bq[NG];")
+    add("  #pragma unroll")
+    add("  for (int i = 0; i < NG; i++) {")
+    add("    const int gi = tid % TPR + i * TPR;")
+    add("    gq[i] = bq[i] = make_uint4(0u, 0u, 0u, 0u);")
+    add(string.format("    if (gi < %d) {", C // 8))
+    add(string.format("      gq[i] = *(const uint4 *)(%s + %s);", gm.cname, offs(gm, { "gi * 8" })))
+    add(string.format("      bq[i] = *(const uint4 *)(%s + %s);", bt.cname, offs(bt, { "gi * 8" })))
+    add("    }")
+    add("  }")
+    add("  if (KG_BID(0) < ntl)")
+    pipe_issue("KG_BID(0)", "win0")
+    add("  kg_dl_commit();")
+    add("  int par = 0;")
+    add("  for (long tl = KG_BID(0); tl < ntl; tl += KG_GDIM(0), par ^= 1) {")
+    add("  const long b = tl / NTB, t0 = tl % NTB * BT;")
+    add("  if (tl + KG_GDIM(0) < ntl)")
+    pipe_issue("tl + KG_GDIM(0)", "(par ? win0 : win1)")
+    add("  kg_dl_commit();")
+    add("  kg_dl_wait1();")
+    add("  KG_BARRIER();")
+    add(string.format("  const %s *const hb = par ? win1 : win0;", xt))
+  else
+    add(string.format("  const long tb = KG_BID(0) %% ((%dL + BT - 1) / BT);", To))
+    add(string.format("  const long b = KG_BID(0) / ((%dL + BT - 1) / BT);", To))
+    add(string.format("  const long t0 = tb * BT, p0 = t0 - %dL;", g.pad))
+  end
+  if v16 and not pipe then   -- (pipe: the window is in flight or landed)
     -- 1. the window as it lies in x, 16 bytes at a time from t0 - PADA (a
     -- chunk lies wholly inside or outside [0, T): t0, PADA and T are
     -- multiples of 8)
@@ -229,7 +333,7 @@ function T.emit(spec, design)
     add("    *(uint4 *)(hb + c * SH + 8 * j) = v;")
     add("  }")
     add("  KG_BARRIER();")
-  elseif tile then
+  elseif tile and not v16 then
     -- 1. the window, along T
     add(string.format("  for (int e = tid; e < %d * WIN; e += BLOCK) {", C))
     add("    const int c = e / WIN, wi = e % WIN;")
@@ -255,11 +359,15 @@ function T.emit(spec, design)
     -- registers, and its BT results kept there
     add("  float acc[NCH][BT];")
     channels(function()
-      add(string.format("      float wk[%d], xv[%s];", KS, v16 and "NCHK * 8" or "WIN"))
-      add("      #pragma unroll")
-      add(string.format("      for (int k = 0; k < %d; k++) wk[k] = %s;", KS,
-        kg.load(spec, w.dtype, w.cname, offs(w, { "c", "0", "k" }))))
-      add(string.format("      const float bv = %s;", bc and kg.load(spec, bc.dtype, bc.cname, offs(bc, { "c" })) or "0.0f"))
+      if pipe then
+        add("      float xv[NCHK * 8];")
+      else
+        add(string.format("      float wk[%d], xv[%s];", KS, v16 and "NCHK * 8" or "WIN"))
+        add("      #pragma unroll")
+        add(string.format("      for (int k = 0; k < %d; k++) wk[k] = %s;", KS,
+          kg.load(spec, w.dtype, w.cname, offs(w, { "c", "0", "k" }))))
+        add(string.format("      const float bv = %s;", bc and kg.load(spec, bc.dtype, bc.cname, offs(bc, { "c" })) or "0.0f"))
+      end
       add("      #pragma unroll")
       if v16 then
         add("      for (int j = 0; j < NCHK; j++) {")
@@ -273,13 +381,14 @@ function T.emit(spec, design)
       end
       add("      #pragma unroll")
       add("      for (int tt = 0; tt < BT; tt++) {")
-      add("        float s = bv;")
+      add(pipe and "        float s = bv[i];" or "        float s = bv;")
       add("        #pragma unroll")
-      add(string.format("        for (int k = 0; k < %d; k++) s += wk[k] * xv[%stt + k];", KS, v16 and "SH0 + " or ""))
+      add(string.format("        for (int k = 0; k < %d; k++) s += wk%s[k] * xv[%stt + k];", KS, pipe and "[i]" or "",
+        v16 and "SH0 + " or ""))
       add("        acc[i][tt] = s;")
       add("      }")
     end)
-    add("  KG_BARRIER();")   -- (every window row read)
+    add("  KG_BARRIER();")   -- (every window row read; pipe: the last tile's rows too)
     -- 3. the results as BT rows of C
     channels(function()
       add("      #pragma unroll")
@@ -352,9 +461,17 @@ function T.emit(spec, design)
       body()
       add("  }")
     end
-    add(string.format("#define NG ((%d / 8 + TPR - 1) / TPR)", C))
+    if not pipe then add(string.format("#define NG ((%d / 8 + TPR - 1) / TPR)", C)) end
     add("  float vv[NG][8];")
+    -- (the sums in 8 partials, one a run's place, combined by a tree: one
+    -- chain of NG * 8 dependent adds a thread had left its warp waiting on
+    -- each, docs/performance.md attempt 27)
+    local function tree(v)
+      add(string.format("  %s += ((%su[0] + %su[1]) + (%su[2] + %su[3])) + ((%su[4] + %su[5]) + (%su[6] + %su[7]));",
+        v, v, v, v, v, v, v, v, v))
+    end
     sum_pass = function()
+      add("  float su[8] = { 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f };")
       groups(function()
         add("    #pragma unroll")
         add("    for (int u = 0; u < 8; u++) vv[i][u] = 0.0f;")
@@ -364,29 +481,35 @@ function T.emit(spec, design)
         add("      vv[i][4] = a1.x; vv[i][5] = a1.y; vv[i][6] = a1.z; vv[i][7] = a1.w;")
         add("    }")
         add("    #pragma unroll")
-        add("    for (int u = 0; u < 8; u++) s += vv[i][u];")
+        add("    for (int u = 0; u < 8; u++) su[u] += vv[i][u];")
       end)
+      tree("s")
     end
     dev_pass = function()
+      add("  float qu[8] = { 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f };")
       groups(function()
         add(string.format("    if (gi < %d) {", C // 8))
         add("      #pragma unroll")
-        add("      for (int u = 0; u < 8; u++) { const float d = vv[i][u] - mean; q += d * d; }")
+        add("      for (int u = 0; u < 8; u++) { const float d = vv[i][u] - mean; qu[u] += d * d; }")
         add("    }")
       end)
+      tree("q")
     end
     store_pass = function()
       groups(function()
         add(string.format("    if (gi < %d) {", C // 8))
-        add(string.format("      const uint4 gr = *(const uint4 *)(%s + %s), br = *(const uint4 *)(%s + %s);",
-          gm.cname, offs(gm, { "gi * 8" }), bt.cname, offs(bt, { "gi * 8" })))
+        if pipe then
+          add("      const uint4 gr = gq[i], br = bq[i];")
+        else
+          add(string.format("      const uint4 gr = *(const uint4 *)(%s + %s), br = *(const uint4 *)(%s + %s);",
+            gm.cname, offs(gm, { "gi * 8" }), bt.cname, offs(bt, { "gi * 8" })))
+        end
         add(string.format("      const %s *gh = (const %s *)&gr, *bh = (const %s *)&br;", ot, ot, ot))
-        add(string.format("      __align__(16) %s pk[8];", ot))
-        add("      #pragma unroll")
-        add("      for (int u = 0; u < 8; u++) " .. kg.store(spec, o.dtype, "pk", "u",
-          string.format("(vv[i][u] - mean) * rstd * %s + %s", kg.load(spec, o.dtype, "gh", "u"),
-            kg.load(spec, o.dtype, "bh", "u"))))
-        add(string.format("      *(uint4 *)(%s + %s) = *(const uint4 *)pk;", o.cname, offs(o, { "b", "t", "gi * 8" })))
+        add("      " .. kg.st16(spec, string.format("%s + %s", o.cname, offs(o, { "b", "t", "gi * 8" })),
+          kg.pack16(spec, o.dtype, function(u)
+            return string.format("(vv[i][%d] - mean) * rstd * %s + %s", u, kg.load(spec, o.dtype, "gh", u),
+              kg.load(spec, o.dtype, "bh", u))
+          end)))
         add("    }")
       end)
     end
@@ -408,21 +531,43 @@ function T.emit(spec, design)
   dev_pass()
   rowsum("q")
   add(string.format("  const float rstd = 1.0f / %s(q / %s + %s);", SQRT, kg.float(C), kg.float(g.eps)))
-  add(string.format("  if (t >= %dL) return;", To))
-  store_pass()
+  if pipe then
+    -- (no return: every thread meets the next tile's barriers)
+    add(string.format("  if (t < %dL) {", To))
+    store_pass()
+    add("  }")
+    add("  }")   -- (the tile loop)
+  else
+    add(string.format("  if (t >= %dL) return;", To))
+    store_pass()
+  end
   local out = { kg.prelude(spec) }
   out[#out + 1] = kg.comment(string.format(
     "depthwise conv1d then LayerNorm over the channels: B %d, C %d, T %d -> %d, K %d, padding %d, eps %s",
     g.B, C, Tn, To, KS, g.pad, tostring(g.eps)))
   out[#out + 1] = kg.line()
+  if pipe then
+    out[#out + 1] = [[
+/* 16 bytes global -> shared by cp.async, zeros unless ok */
+static __device__ __forceinline__ void kg_dl_cp16(void *s, const void *g, int ok)
+{
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+               :: "r"((unsigned)__cvta_generic_to_shared(s)), "l"(g), "r"(ok ? 16 : 0) : "memory");
+}
+static __device__ __forceinline__ void kg_dl_commit(void) { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+/* every group but the newest landed */
+static __device__ __forceinline__ void kg_dl_wait1(void) { asm volatile("cp.async.wait_group 1;\n" ::: "memory"); }
+]]
+  end
+  -- (pipe: PB blocks a multiprocessor bound the registers, so that they fit)
   out[#out + 1] = string.format([[
-KG_KERNEL void %s(
+KG_KERNEL void %s%s(
     %s)
 {
   KG_GRID_DEP();
 %s
 }
-]], spec.kernel, kg.params(spec), table.concat(L, "\n"))
+]], pipe and "__launch_bounds__(BLOCK, PB) " or "", spec.kernel, kg.params(spec), table.concat(L, "\n"))
   return table.concat(out, "\n")
 end
 

@@ -729,8 +729,11 @@ if [ "${mode#sm_}" != "$mode" ]; then
 fi
 # dwconv_ln's load=v16 (CUDA's tile path, x along T and out along C in
 # aligned runs of 8): the window copied and the output stored 16 bytes at a
-# time.  tests/kernels/dwconv_ln.pat's y8 and y9 take it and compile; y7,
-# whose T of 37 is no multiple of 8, does not; OpenCL has no such path.
+# time (one st.global.v4 through __stwb: a uint4 read back from a local
+# array was split into 4-byte stores).  tests/kernels/dwconv_ln.pat's y8
+# and y9 take it and compile; y7, whose T of 37 is no multiple of 8, does
+# not; OpenCL has no such path.  load=pipe, v16 in persistent blocks: the
+# windows by cp.async, PB blocks' registers bounded, gamma and beta held.
 if [ "$mode" = sm_90 ]; then
     total=$((total + 1))
     d=$src/tests/kernels/dwconv_ln.pat
@@ -743,9 +746,16 @@ if [ "$mode" = sm_90 ]; then
     "$kgen" gen "$d" --backend cuda --arch sm_90 --kernel k5_dwconv_ln -o "$vd/out" --where load=v16 \
         --where path=tile >/dev/null 2>&1 || bad="$bad gen"
     has_all v16 "$(ls "$vd"/out/*.cu 2>/dev/null | head -n 1)" '*(uint4 *)(hb + c * SH + 8 * j) = v;' \
-        'float vv[NG][8];' '= *(const uint4 *)pk;'
+        'float vv[NG][8];' '__stwb((uint4 *)(a5 + (long)(b) * 2560L + (long)(t) * 64L + (long)(gi * 8)), make_uint4(kg_pk_f16('
+    out=$("$kgen" check "$d" $args --where load=pipe --configs 2 2>&1)
+    [ "$(echo "$out" | grep -c 'ok .*load=pipe')" -ge 4 ] || bad="$bad pipe-candidates"
+    refused dwconv_ln "$d" --arch opencl --kernel k5_dwconv_ln --where load=pipe || bad="$bad pipe-opencl"
+    "$kgen" gen "$d" --backend cuda --arch sm_90 --kernel k5_dwconv_ln -o "$vd/pipe" --where load=pipe \
+        --where path=tile >/dev/null 2>&1 || bad="$bad pipe-gen"
+    has_all pipe "$(ls "$vd"/pipe/*.cu 2>/dev/null | head -n 1)" '__launch_bounds__(BLOCK, PB)' \
+        'kg_dl_cp16((par ? win0 : win1) + c * SH + 8 * j' 'kg_dl_wait1();' 'const uint4 gr = gq[i], br = bq[i];'
     rm -rf "$vd"
-    verdict "dwconv_ln load=v16" "16-byte window rows and stores" "$out"
+    verdict "dwconv_ln load=v16, pipe" "16-byte window rows and stores; the next window in flight" "$out"
 fi
 echo "$((total - failed))/$total models pass kgen check ($mode)"
 [ "$failed" -eq 0 ]

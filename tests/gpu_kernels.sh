@@ -63,6 +63,11 @@ run "convt channel-last C=512" 6 "$src/tests/kernels/gemm_convt.pat" --dim C=512
 run "dwconv mma" 12 "$src/tests/kernels/dwconv_mma.pat" --where path=mma --configs 3
 run "LYNXNet2 dwconv mma" 4 "$src/examples/lynxnet2_block.pat" --dim B=2 --dim T=300 --kernel k2_conv1d \
     --where path=mma --configs 4
+# dwconv_ln's persistent blocks (load=pipe): at B = 8 each block takes two
+# tiles or more, so the second window buffer and the cp.async groups in
+# flight across tiles are used
+run "dwconv_ln pipe" 3 "$src/examples/convnext_block.pat" --dim B=8 --unfuse k2_ln_gemm_gelu \
+    --kernel k0_dwconv_ln --where load=pipe --where BLOCK=256 --configs 6
 # the models first checked by hand on the GPU
 for f in gemm_ln_gelu_fold dwconv_ln gemm_conv_f16 gemm_gated_f16 gemm_glu_f16; do
     run "$f" 1 "$src/tests/kernels/$f.pat" --configs 2
