@@ -1,7 +1,8 @@
 #!/bin/bash
 # call 139: Nsight Compute of dwconv_ln load=pipe (BT = 32 and 16, BLOCK = 512): where the
 # persistent block's cycles go; and gpu_kernels.sh's new dwconv_ln pipe line
-# (.devdb/sass_sum.py and sass_sum2.py, the stall samples by instruction and by reason, are copied beside this file)
+# (.devdb/sass_sum.py, the stall samples by instruction: a copy is in ../call134; sass_sum2.py, by
+# reason, is copied beside this file)
 export PYTHONUNBUFFERED=1 KGEN_TEMPLATES=$PWD/templates KGEN_PATTERNS=$PWD/patterns
 K=build-dev-bin/kgen
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader
