@@ -247,6 +247,11 @@ function T.emit(spec, design)
     else
       add(string.format("#define NBUF (%d * SH / 2 > BT * %d ? %d * SH / 2 : BT * %d)", C, C, C, C))
     end
+    -- (a row's channel c lies at KG_DL_SW(c): the halves of each run of 8
+    -- swapped where bit 5 of c is set, so that the LayerNorm's 16-byte reads
+    -- of 8 consecutive runs fall on 32 distinct banks, where they had fallen
+    -- two to a bank; a warp's 32 consecutive channels still store to 32)
+    add("#define KG_DL_SW(c) ((c) ^ (((c) >> 3) & 4))")
   elseif tile then
     add(string.format("#define NBUF (%d * WS > BT * %d ? %d * WS : BT * %d)", C, C, C, C))
   else
@@ -392,7 +397,7 @@ function T.emit(spec, design)
     -- 3. the results as BT rows of C
     channels(function()
       add("      #pragma unroll")
-      add(string.format("      for (int tt = 0; tt < BT; tt++) buf[tt * %d + c] = acc[i][tt];", C))
+      add(string.format("      for (int tt = 0; tt < BT; tt++) buf[tt * %d + %s] = acc[i][tt];", C, v16 and "KG_DL_SW(c)" or "c"))
     end)
     add("  KG_BARRIER();")
   end
@@ -476,7 +481,7 @@ function T.emit(spec, design)
         add("    #pragma unroll")
         add("    for (int u = 0; u < 8; u++) vv[i][u] = 0.0f;")
         add(string.format("    if (gi < %d) {", C // 8))
-        add("      const float4 a0 = *(const float4 *)&buf[rb + gi * 8], a1 = *(const float4 *)&buf[rb + gi * 8 + 4];")
+        add("      const float4 a0 = *(const float4 *)&buf[rb + KG_DL_SW(gi * 8)], a1 = *(const float4 *)&buf[rb + KG_DL_SW(gi * 8 + 4)];")
         add("      vv[i][0] = a0.x; vv[i][1] = a0.y; vv[i][2] = a0.z; vv[i][3] = a0.w;")
         add("      vv[i][4] = a1.x; vv[i][5] = a1.y; vv[i][6] = a1.z; vv[i][7] = a1.w;")
         add("    }")
