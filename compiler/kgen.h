@@ -349,6 +349,8 @@ struct Value {
     int nuses, cap_uses;
     bool is_output;
     int output_index;          /* position in `output`, when is_output */
+    bool stored;               /* layout.c: its kernel writes it in its own
+                                  shape, and a layout op on it is a view */
     Loc loc;                   /* where it was defined */
 };
 
@@ -510,7 +512,9 @@ typedef struct Plan {
 } Plan;
 
 /* layout.c: give each conv1d that gains from it a weight relaid tap-major
- * (a copy, then views); returns how many.  Before match and plan. */
+ * (a copy, then views), and x channel-last where its elementwise kernel
+ * can write it so; returns how many convs changed.  Before match and
+ * plan. */
 int layout_relay_convs(Graph *g, Arena *a);
 
 /* decline: see match_all (NULL: fuse every match). */

@@ -21,6 +21,21 @@
  * planner gives it a copy kernel (3 MB and about 12 us at WaveNet's size),
  * and the rest are views.  It applies only where that path does (see
  * conv_tapmajor below): elsewhere the conv would pay the copy for nothing.
+ * Where the dilation or the padding is not a multiple of 8 (WaveNet's
+ * dilations 1, 2 and 4), x's rows shifted by a tap start off 16 bytes and
+ * no TMA box can copy them.  Channel-last x ([B, T, C], contiguous along
+ * the channels) has no such limit: a K tile of one tap is then 64 channels
+ * of consecutive rows, one box at any shift (convt_box "k"; attempt 26:
+ * 0.2508 against 0.3910 ms at WaveNet's DIL = 2).  Where x comes from an
+ * elementwise op and the conv is its only reader, the rewrite is
+ *
+ *     conv1d(x, ...)  ->  conv1d(transpose(xt, 1, 2), ...),
+ *                         xt = transpose(x, 1, 2), stored
+ *
+ * with the weight relaid as above.  The planner puts the first transpose in
+ * x's elementwise kernel, which then writes xt channel-last (its order=tile
+ * at about the cost of writing x), and the second is a view (`stored`).
+ *
  * The values and nodes added carry the conv's source location, so plans
  * and errors point at the user's line.
  */
@@ -40,15 +55,11 @@ static bool is_layout(int op)
            op == OP_SPLIT || op == OP_CONCAT;
 }
 
-/* Does conv n gain from its weight stored tap-major?  The conditions are
- * templates/gemm.lua's convt_box ("m"): a 16-bit x that is contiguous along T
- * (an input, or the result of a kernel, not a view), one group, stride 1,
- * Cin and the output length multiples of 64 (a K tile within one tap, a
- * 64-row panel within one batch entry), T a multiple of 8, and the
- * dilation and padding multiples of 8 (a TMA box must start on 16 bytes
- * along T).  A weight that is already a view is left as the user wrote
- * it. */
-static bool conv_tapmajor(const Node *n)
+/* What both rewrites need: a 16-bit conv1d of one group, stride 1 and
+ * more than one tap, with Cin and the output length multiples of 64 (a K
+ * tile within one tap, a 64-row panel within one batch entry), and a
+ * weight the user did not already give as a view. */
+static bool conv_relayable(const Node *n)
 {
     if (n->op != OP_CONV1D || n->nin < 2 || !n->in[0] || !n->in[1])
         return false;
@@ -57,15 +68,38 @@ static bool conv_tapmajor(const Node *n)
         return false;
     if ((x->dt != DT_F16 && x->dt != DT_BF16) || w->dt != x->dt)
         return false;
-    if (x->kind == V_NODE && is_layout(x->def->op))
-        return false;
     if (w->kind == V_NODE && is_layout(w->def->op))
         return false;
-    int64_t ks = w->shape[2], cin = x->shape[1];
-    int64_t dil = attr_int(n, "dilation", 1), pad = attr_int(n, "padding", 0);
     return attr_int(n, "groups", 1) == 1 && attr_int(n, "stride", 1) == 1 &&
-           ks > 1 && cin % 64 == 0 && y->shape[2] % 64 == 0 &&
-           x->shape[2] % 8 == 0 && dil % 8 == 0 && pad % 8 == 0;
+           w->shape[2] > 1 && x->shape[1] % 64 == 0 && y->shape[2] % 64 == 0;
+}
+
+/* Does conv n gain from its weight stored tap-major?  The conditions are
+ * templates/gemm.lua's convt_box ("m"): conv_relayable's, an x that is
+ * contiguous along T (an input, or the result of a kernel, not a view),
+ * T a multiple of 8, and the dilation and padding multiples of 8 (a TMA
+ * box must start on 16 bytes along T). */
+static bool conv_tapmajor(const Node *n)
+{
+    if (!conv_relayable(n))
+        return false;
+    const Value *x = n->in[0];
+    if (x->kind == V_NODE && is_layout(x->def->op))
+        return false;
+    return x->shape[2] % 8 == 0 && attr_int(n, "dilation", 1) % 8 == 0 &&
+           attr_int(n, "padding", 0) % 8 == 0;
+}
+
+/* Does conv n gain from x channel-last as well (see the top)?  convt_box
+ * "k": any dilation, where x is an elementwise result that n alone
+ * reads.  Where conv_tapmajor holds, x stays as it is. */
+static bool conv_channel_last(const Node *n)
+{
+    if (!conv_relayable(n) || conv_tapmajor(n))
+        return false;
+    const Value *x = n->in[0];
+    return x->kind == V_NODE && (op_info(x->def->op)->flags & OF_ELEM) &&
+           x->nuses == 1 && !x->is_output;
 }
 
 typedef struct Rewriter {
@@ -143,6 +177,17 @@ static Value *relay(Rewriter *R, Node *c, Value *w)
     return layout_node(R, OP_TRANSPOSE, v, 3, back, c, true);
 }
 
+/* Give conv c the view of x written channel-last in front of it (x's one
+ * use, c, becomes the first transpose). */
+static Value *channel_last(Rewriter *R, Node *c, Value *x)
+{
+    int64_t t[3] = { x->shape[0], x->shape[2], x->shape[1] };
+    Value *v = layout_node(R, OP_TRANSPOSE, x, 3, t, c, false);
+    x->uses[0] = v->def;
+    v->stored = true;
+    return layout_node(R, OP_TRANSPOSE, v, 3, x->shape, c, true);
+}
+
 int layout_relay_convs(Graph *g, Arena *a)
 {
     if (g->is_pattern)
@@ -151,7 +196,12 @@ int layout_relay_convs(Graph *g, Arena *a)
     int count = 0;
     for (int i = 0; i < g->nnodes; i++) {
         Node *c = g->nodes[i];
-        if (conv_tapmajor(c)) {
+        bool last = conv_channel_last(c);
+        if (last) {
+            c->in[0] = channel_last(&R, c, c->in[0]);
+            ARENA_PUSH(a, c->in[0]->uses, c->in[0]->nuses, c->in[0]->cap_uses, c);
+        }
+        if (last || conv_tapmajor(c)) {
             Value *w = c->in[1], *t = NULL;
             for (int j = 0; j < R.ndone && !t; j++)
                 if (R.done[j].w == w)

@@ -5,7 +5,8 @@
  *   1. pattern matches become fused kernels (their template);
  *   2. elementwise ops, and the layout ops that follow an elementwise op,
  *      group into generated elementwise kernels (layout ops become index
- *      remapping inside them);
+ *      remapping inside them), except a layout op on a value layout.c
+ *      marked stored, which is a view of what the group writes;
  *   3. a layout op on anything else is a view (strides and an offset over
  *      its input's memory, no kernel) when it can be, otherwise a copy;
  *      one with a model output among its results starts an elementwise
@@ -541,10 +542,12 @@ Plan *plan_build(Graph *g, const PatternSet *ps, const bool *decline, Arena *a)
         bool elem = (o->flags & OF_ELEM) || n->op == OP_CONCAT;
         bool view = is_view_op(n->op);
         if (elem || view) {
-            /* the elementwise groups that produce n's inputs */
+            /* the elementwise groups that produce n's inputs (none for a
+               layout op on a value layout.c wants stored: that op is a
+               view of what the group writes) */
             Kernel *ks[64];
             int nk = 0;
-            for (int j = 0; j < n->nin && nk < 64; j++) {
+            for (int j = 0; j < n->nin && nk < 64 && !(view && n->in[0]->stored); j++) {
                 Kernel *k = n->in[j] ? kernel_of(&P, n->in[j]) : NULL;
                 if (!k || k->kind != K_ELEMWISE)
                     continue;

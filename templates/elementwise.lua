@@ -18,6 +18,15 @@
 -- computes the 8 elements in an unrolled loop, and stores such outputs 16
 -- or 32 bytes at once; other arguments are read element by element.
 --
+-- order = tile (outputs of one shape, rank 2 or more, at most two of them):
+-- where the arguments run along the outputs' second-last axis, as in a
+-- transpose of [B, C, T] into [B, T, C], a block takes a 64 x 64 tile of
+-- the last two axes.  It computes the tile with consecutive work-items
+-- along the second-last axis (the arguments' loads coalesce), keeps the
+-- values in shared memory, and stores them with consecutive work-items
+-- along the last axis (the stores coalesce).  The flat order would
+-- coalesce one side only.
+--
 -- Arithmetic is f32 whatever the storage dtype; stores round to nearest
 -- even.  Outputs of different shapes are each covered by the same launch
 -- (the grid covers the largest), each with its own bounds check.
@@ -25,7 +34,7 @@
 local T = {
   name = "elementwise",
   backends = { "cuda", "opencl" },
-  design = {},
+  design = { order = { "flat", "tile" } },
   tuning = {
     BLOCK = { 64, 128, 256, 512 },
     ITEMS = { 1, 2, 4 },
@@ -34,6 +43,9 @@ local T = {
 }
 
 local V = 8
+-- order = tile: the tile's side (a row of floats padded by one in shared
+-- memory, so that both passes are free of bank conflicts)
+local TS = 64
 -- the innermost index of element J of a work-item's run (VEC = 8)
 local VTOK = "(rv + J)"
 
@@ -75,6 +87,32 @@ local function vec_shape(spec)
   return shape
 end
 
+-- order = tile is possible: at most two outputs (a tile of floats each in
+-- shared memory), all of one shape of rank 2 or more
+local function tile_shape(spec)
+  local shape
+  if #spec.outputs > 2 then return nil end
+  for _, o in ipairs(spec.outputs) do
+    if shape and table.concat(shape, ",") ~= table.concat(o.shape, ",") then return nil end
+    shape = o.shape
+  end
+  if not shape or #shape < 2 then return nil end
+  return shape
+end
+local tile_pays   -- (below the generator)
+
+-- order = tile with VEC = 8: CUDA, the last two axes whole runs of 8, every
+-- output moved 16 bytes at a time
+local function tile_vec(spec)
+  local shape = tile_shape(spec)
+  if spec.backend ~= "cuda" or not shape then return false end
+  if shape[#shape] % V ~= 0 or shape[#shape - 1] % V ~= 0 then return false end
+  for _, o in ipairs(spec.outputs) do
+    if not VDT[o.dtype] then return false end
+  end
+  return true
+end
+
 local function largest(spec)
   local n = 0
   for _, o in ipairs(spec.outputs) do
@@ -99,6 +137,19 @@ function T.constraints(spec, cfg)
   if cfg.BLOCK > spec.limits.threads then
     return false, "BLOCK over the device's threads per block"
   end
+  if cfg.order == "tile" then
+    if cfg.ITEMS > 1 then return false, "tile: ITEMS = 1" end
+    if cfg.VEC > 1 and not tile_vec(spec) then
+      return false, "tile VEC: CUDA, the last two axes and every output's dtype runs of 8 in 16 bytes"
+    end
+    if not tile_shape(spec) then
+      return false, "tile: at most two outputs, of one shape of rank 2 or more"
+    end
+    if not tile_pays(spec) then
+      return false, "tile: no argument runs along the outputs' second-last axis"
+    end
+    return true
+  end
   -- more items per thread than elements only wastes threads
   if cfg.ITEMS > 1 and largest(spec) < cfg.BLOCK * cfg.ITEMS * cfg.VEC then
     return false, "fewer elements than one block covers"
@@ -110,6 +161,13 @@ function T.constraints(spec, cfg)
 end
 
 function T.launch(spec, cfg)
+  if cfg.order == "tile" then
+    local shape = tile_shape(spec)
+    local r = #shape
+    local n = kg.cdiv(shape[r - 1], TS) * kg.cdiv(shape[r], TS)
+    for k = 1, r - 2 do n = n * shape[k] end
+    return { grid = { n, 1, 1 }, block = { cfg.BLOCK, 1, 1 }, smem = 0 }
+  end
   local n = largest(spec)
   return { grid = { math.max(1, kg.cdiv(n, cfg.BLOCK * cfg.ITEMS * cfg.VEC)), 1, 1 },
            block = { cfg.BLOCK, 1, 1 }, smem = 0 }
@@ -204,6 +262,7 @@ function Gen:value(v, idx)
   local e
   if not p then
     local a = spec.args[val.arg]
+    if self.reads then self.reads[#self.reads + 1] = { arg = a, idx = idx } end
     -- (not under a concat's branch: a run hoisted out of it would read
     -- the other branches' rows, out of the argument's range)
     if self.pre and (self.branch or 0) == 0 and vec_arg(a, idx) then
@@ -316,6 +375,122 @@ local function output_values(spec)
   return by
 end
 
+-- append to L a run of V elements: the runs loaded before an unrolled loop
+-- over its elements J (g's lines), then `post` (the runs stored)
+local function run_loop(L, g, post)
+  for _, l in ipairs(g.pre) do L[#L + 1] = "    " .. l end
+  L[#L + 1] = "    #pragma unroll"
+  L[#L + 1] = string.format("    for (int J = 0; J < %d; J++) {", V)
+  for _, l in ipairs(g.lines) do L[#L + 1] = l end
+  L[#L + 1] = "    }"
+  for _, l in ipairs(post) do L[#L + 1] = l end
+end
+
+-- does order = tile pay: are more of the arguments' elements read with
+-- stride 1 along the outputs' second-last axis than along the last?
+tile_pays = function(spec)
+  local shape = tile_shape(spec)
+  if not shape then return false end
+  local g = new_gen(spec)
+  local ov = output_values(spec)
+  local idx = {}
+  for k = 1, #shape - 2 do idx[k] = "o" .. k end
+  idx[#shape - 1], idx[#shape] = "tp", "tq"
+  g.reads = {}
+  for _, o in ipairs(spec.outputs) do g:value(ov[o.index], idx) end
+  local along = { tp = 0, tq = 0 }
+  for _, r in ipairs(g.reads) do
+    for k = 1, r.arg.rank do
+      local i = r.idx[k]
+      if r.arg.strides[k] == 1 and r.arg.shape[k] > 1 and along[i] then
+        along[i] = along[i] + kg.numel(r.arg.shape)
+      end
+    end
+  end
+  return along.tp > along.tq
+end
+
+-- the body of order = tile: the block's tile computed along the second-last
+-- axis into shared memory, then stored along the last.  vec (VEC = 8): a
+-- work-item takes 8 consecutive elements in each pass, its arguments' runs
+-- along the second-last axis loaded 16 bytes at a time (as VEC = 8 does
+-- along the last) and its output runs stored so
+local function emit_tile(spec, ov, shape, vec)
+  local g = new_gen(spec)
+  g.indent = "  "
+  local r = #shape
+  local P, Q = shape[r - 1], shape[r]
+  local np, nq = kg.cdiv(P, TS), kg.cdiv(Q, TS)
+  local whole = P % TS == 0 and Q % TS == 0
+  local outer = {}
+  for k = 1, r - 2 do outer[k] = shape[k] end
+  g:emit(string.format("KG_SHARED float kg_tile[%d];", #spec.outputs * TS * (TS + 1)))
+  -- (the block index in 32 bits: a grid is under 2^31 blocks)
+  g:emit("const unsigned kg_b = (unsigned)KG_BID(0);")
+  g:emit(string.format("const unsigned q0 = (kg_b %% %du) * %du;", nq, TS))
+  g:emit(string.format("const unsigned p0 = ((kg_b / %du) %% %du) * %du;", nq, np, TS))
+  local idx = r > 2 and g:delinearize(string.format("(kg_b / %du)", nq * np), outer) or {}
+  local head = g.lines
+  local n = vec and V or 1        -- elements a work-item takes in a pass
+  local runs = TS // n            -- runs of n along a tile's side
+  -- (pass 1 along p, pass 2 along q: the work-item's run and its column)
+  local function pass(first)
+    g.lines, g.memo = {}, {}
+    g.indent = vec and "      " or "    "
+    if vec then g.pre, g.vmemo, g.nvec, g.nscalar = {}, {}, 0, 0 else g.pre = nil end
+    local i = {}
+    for k = 1, r - 2 do i[k] = idx[k] end
+    local run = vec and VTOK or (first and "tp" or "tq")
+    i[r - 1], i[r] = first and run or "tp", first and "tq" or run
+    -- the run's element within the tile: column (e / runs), row (e % runs) * n (+ J)
+    local along = vec and string.format("(e %% %du) * %du + J", runs, n) or string.format("e %% %du", TS)
+    local at = first and string.format("(e / %du) * %du + %s", runs, TS + 1, along)
+                      or string.format("(%s) * %du + e / %du", along, TS + 1, runs)
+    local post = {}
+    for k, o in ipairs(spec.outputs) do
+      local slot = string.format("kg_tile[%d + %s]", (k - 1) * TS * (TS + 1), at)
+      if first then
+        g:emit(string.format("%s = %s;", slot, g:value(ov[o.index], i)))
+      elseif vec then
+        local on = g:temp("o")
+        g.pre[#g.pre + 1] = string.format("__align__(16) %s %s[%d];", kg.ctype(spec, o.dtype), on, V)
+        g:emit(kg.store(spec, o.dtype, on, "J", slot))
+        local i0 = run_start(i)
+        for c = 0, VDT[o.dtype] * V // 16 - 1 do
+          post[#post + 1] = "    " .. kg.st16(spec, string.format("(uint4 *)(%s + (%s)) + %d", o.cname,
+            kg.offset(o, i0), c), string.format("((const uint4 *)%s)[%d]", on, c))
+        end
+      else
+        g:emit(kg.store(spec, o.dtype, o.cname, kg.offset(o, i), slot))
+      end
+    end
+    local L = {}
+    L[#L + 1] = string.format("  for (unsigned e = (unsigned)KG_TID(0); e < %du; e += BLOCK) {", runs * TS)
+    local first_of_run = string.format("%s0 + (e %% %du) * %du", first and "p" or "q", runs, n)
+    local column = string.format("%s0 + e / %du", first and "q" or "p", runs)
+    local rname = vec and "rv" or (first and "tp" or "tq")
+    L[#L + 1] = string.format("    const unsigned %s = %s, %s = %s;", rname, first_of_run,
+      first and "tq" or "tp", column)
+    if not whole then
+      L[#L + 1] = string.format("    if (%s >= %du || %s >= %du) continue;", first and rname or "tp", P,
+        first and "tq" or rname, Q)
+    end
+    if vec then
+      run_loop(L, g, post)
+    else
+      for _, l in ipairs(g.lines) do L[#L + 1] = l end
+    end
+    L[#L + 1] = "  }"
+    return L
+  end
+  local L = {}
+  for _, l in ipairs(head) do L[#L + 1] = l end
+  for _, l in ipairs(pass(true)) do L[#L + 1] = l end
+  L[#L + 1] = "  KG_BARRIER();"
+  for _, l in ipairs(pass(false)) do L[#L + 1] = l end
+  return table.concat(L, "\n")
+end
+
 -- the body of VEC = 8: the run's index split once, runs loaded before an
 -- unrolled loop over its elements J, runs stored after it
 local function emit_vec(spec, ov, shape)
@@ -351,22 +526,19 @@ local function emit_vec(spec, ov, shape)
   L[#L + 1] = string.format("    const long i0 = item * %d;", V)
   L[#L + 1] = string.format("    if (i0 >= %dL) break;", n)
   for _, l in ipairs(head) do L[#L + 1] = l end
-  for _, l in ipairs(g.pre) do L[#L + 1] = "    " .. l end
-  L[#L + 1] = "    #pragma unroll"
-  L[#L + 1] = string.format("    for (int J = 0; J < %d; J++) {", V)
-  for _, l in ipairs(g.lines) do L[#L + 1] = l end
-  L[#L + 1] = "    }"
-  for _, l in ipairs(post) do L[#L + 1] = l end
+  run_loop(L, g, post)
   return table.concat(L, "\n"), g.nvec, g.nscalar
 end
 
--- a rough cost, lower first (the tuner's first samples): VEC = 8 where
--- most of the accesses along the run move 16 bytes at a time, mid-sized
--- blocks, few items
+-- a rough cost, lower first (the tuner's first samples): the tile where
+-- the constraints let it (it pays wherever they do), VEC = 8 where most of
+-- the accesses along the run move 16 bytes at a time, mid-sized blocks,
+-- few items
 local vec_pays = setmetatable({}, { __mode = "k" })   -- by spec
 function T.rank(spec, cfg)
   local r = (cfg.BLOCK == 256 or cfg.BLOCK == 128) and 0 or 0.25
   r = r + (cfg.ITEMS - 1) * 0.05
+  if cfg.order == "tile" then return r - 1 - (cfg.VEC > 1 and 0.5 or 0) end
   if cfg.VEC > 1 then
     if vec_pays[spec] == nil then
       local _, nv, ns = emit_vec(spec, output_values(spec), vec_shape(spec))
@@ -381,6 +553,24 @@ function T.emit(spec, design)
   local out = { kg.prelude(spec), kg.minmax(spec) }
   local g = new_gen(spec)
   local ov = output_values(spec)
+  if design.order == "tile" then
+    out[#out + 1] = kg.line()
+    out[#out + 1] = string.format([[
+KG_KERNEL void %s(
+    %s)
+{
+  KG_GRID_DEP();
+#if VEC > 1
+%s
+#else
+%s
+#endif
+}
+]], spec.kernel, kg.params(spec),
+      tile_vec(spec) and emit_tile(spec, ov, tile_shape(spec), true) or "#error VEC: a tile of runs of 8",
+      emit_tile(spec, ov, tile_shape(spec), false))
+    return table.concat(out, "\n")
+  end
   for _, o in ipairs(spec.outputs) do
     local v = ov[o.index]
     g:emit(string.format("if (i < %dL) { %s", o.numel, kg.comment(o.name)))

@@ -200,12 +200,16 @@ if [ "$mode" = sm_90 ]; then
     td=$(mktemp -d)
     bad=
     w=$src/examples/wavenet_layer.pat
+    # (the dilated conv on a channel-first x: WaveNet's reads x channel-last
+    # where T and C are multiples of 64, and its kernels after k2 are
+    # renumbered: the 1x1 conv is k9 there)
+    cdil=$src/tests/kernels/gemm_conv_dil.pat
     W="--backend cuda --arch sm_90 --where path=wgmma --where load=tma --where sched=pp"
     # shellcheck disable=SC2086
     {
-    "$kgen" gen "$w" --dim B=2 --dim C=64 --dim H=32 --dim T=128 --kernel k4_conv1x1_residual $W -o "$td/a" &&
+    "$kgen" gen "$w" --dim B=2 --dim C=64 --dim H=32 --dim T=128 --kernel k9_conv1x1_residual $W -o "$td/a" &&
     "$kgen" gen "$w" --dim B=2 --dim C=64 --dim H=32 --dim T=96 --kernel k4_conv1x1_residual $W -o "$td/b" &&
-    "$kgen" gen "$w" --dim B=2 --dim C=64 --dim H=32 --dim T=128 --kernel k3_conv1d $W -o "$td/c"
+    "$kgen" gen "$cdil" --dim C=64 --dim T=128 --kernel k0_conv1d $W -o "$td/c"
     } >/dev/null 2>&1 || bad="$bad gen"
     has_all panels "$(ls "$td"/a/*.cu 2>/dev/null)" 'const __grid_constant__ kg_tmap kg_tmA' \
         'kg_tma3(as_w + p * 4096, &kg_tmA, (int)(r % 128L), (int)k0, (int)(r / 128L), &gemm_full[ws]);' \
@@ -216,10 +220,10 @@ if [ "$mode" = sm_90 ]; then
     has_all raw "$(ls "$td"/c/*.cu 2>/dev/null)" 'kg_tma3(fs_w, &kg_tmX,' \
         'kg_mb_wait(&gemm_raw[xs], ((it + (unsigned)kx) / STAGES) & 1u);' 'kg_mb_init(&gemm_raw[s], 1);'
     # the raw rows' box: at most 256 values, so BM = 256 has no load=tma config
-    refused gemm "$w" --arch sm_90 --kernel k3_conv1d --dim T=1536 --where load=tma --where BM=256 ||
-        bad="$bad raw-box"
-    refused gemm "$w" --arch sm_90 --kernel k3_conv1d --dim T=1536 --where load=tma --where BM=128 &&
-        bad="$bad raw-bm128"
+    refused gemm "$cdil" --arch sm_90 --kernel k0_conv1d --dim C=512 --dim T=1536 --where load=tma \
+        --where BM=256 || bad="$bad raw-box"
+    refused gemm "$cdil" --arch sm_90 --kernel k0_conv1d --dim C=512 --dim T=1536 --where load=tma \
+        --where BM=128 && bad="$bad raw-bm128"
     rm -rf "$td"
     verdict "wgmma TMA of A along M" "64-row panels by TMA where T % 64 == 0, the conv's raw rows in one box"
 fi
@@ -261,7 +265,7 @@ if [ "$mode" = sm_90 ]; then
     grep -A1 'if (kt > 0) kg_mb_arrive(&gemm_empty' "$wd"/lk/*.ws.cu | grep -q 'kg_wg_wait<0>();' &&
         bad="$bad linear-retire"
     "$kgen" gen "$src/examples/wavenet_layer.pat" --dim B=2 --dim C=64 --dim H=32 --dim T=128 --backend cuda \
-        --arch sm_90 --kernel k4_conv1x1_residual -o "$wd/c1" --where sched=ws --where load=tma \
+        --arch sm_90 --kernel k9_conv1x1_residual -o "$wd/c1" --where sched=ws --where load=tma \
         --where prologue=regs >/dev/null 2>&1 || bad="$bad gen-conv1x1"
     grep -A1 'if (kt > 0) kg_mb_arrive(&gemm_empty' "$wd"/c1/*.ws.cu | grep -q 'kg_wg_wait<0>();' ||
         bad="$bad conv1x1-retire"
@@ -593,6 +597,46 @@ else
         bad="$bad opencl-vec"
 fi
 verdict "elementwise VEC and 32-bit indices" "16-byte runs where aligned, no 64-bit division where every index fits"
+
+# Elementwise order=tile (tests/kernels/elementwise_tile.pat): the kernels
+# that write a transpose of what they read pass under it on each backend
+# (dims off the 64-wide tile, two outputs in two dtypes, rank 4), the one
+# that reads along its output's last axis has no tile config, and the code
+# goes through shared memory in two passes split by one barrier.  On CUDA
+# VEC = 8 takes runs of 8 in both passes where the last two axes allow
+# (k1, k2), with 16-byte loads and stores; k4's last axis (100) does not.
+total=$((total + 1))
+bad=
+# shellcheck disable=SC2086
+out=$("$kgen" check "$src/tests/kernels/elementwise_tile.pat" $args --configs 2 --where order=tile 2>&1)
+for k in k1 k2 k4; do
+    echo "$out" | grep -q "^${k}_elementwise .* ok .*order=tile" || bad="$bad $k"
+done
+echo "$out" | grep -q '^k5_elementwise .*no config' || bad="$bad k5-constraint"
+echo "$out" | tail -n 1 | grep -q ' 6 candidates ok, 0 compile errors, 0 launch errors, 0 wrong results' ||
+    bad="$bad summary"
+wd=$(mktemp -d)
+case $mode in opencl) gargs="--backend opencl" ;; *) gargs="--backend cuda --arch $mode" ;; esac
+# shellcheck disable=SC2086
+"$kgen" gen "$src/tests/kernels/elementwise_tile.pat" --kernel k1_elementwise $gargs --where order=tile \
+    -o "$wd" >/dev/null 2>&1 || bad="$bad gen"
+nb=2   # (one a variant: VEC = 8 and VEC = 1; OpenCL has VEC = 1 alone)
+[ "$mode" = opencl ] && nb=1
+[ "$(grep -c '^  *KG_BARRIER();' "$wd"/* 2>/dev/null)" = $nb ] || bad="$bad barrier"
+has_all tile "$(ls "$wd"/* 2>/dev/null | head -n 1)" 'kg_tile[4160]' 'if (tp >= 104u || tq >= 72u) continue;' \
+    'kg_tile[0 + (e / 64u) * 65u + e % 64u] = ' 'kg_tile[0 + (e % 64u) * 65u + e / 64u]'
+if [ "$mode" != opencl ]; then
+    # shellcheck disable=SC2086
+    "$kgen" gen "$src/tests/kernels/elementwise_tile.pat" --kernel k1_elementwise $gargs --where order=tile \
+        --where VEC=8 -o "$wd/v" >/dev/null 2>&1 || bad="$bad gen-vec"
+    has_all tile-vec "$(ls "$wd"/v/* 2>/dev/null | head -n 1)" \
+        '((uint4 *)v1)[0] = ((const uint4 *)(a0 + ' 'kg_tile[0 + (e / 8u) * 65u + (e % 8u) * 8u + J] = ' \
+        '__stwb((uint4 *)((uint4 *)(a2 + '
+    refused elementwise "$src/tests/kernels/elementwise_tile.pat" --kernel k4_elementwise $args \
+        --where order=tile --where VEC=8 || bad="$bad k4-vec"
+fi
+rm -rf "$wd"
+verdict "elementwise order=tile" "transposed writes through a shared tile, refused where nothing runs across"
 
 # dwconv path=lanes: channels-last inputs only, lanes along the contiguous
 # channels, each thread streaming its run of inputs from global memory; the

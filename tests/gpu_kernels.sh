@@ -29,19 +29,23 @@ run() {
 # gated's prologue) in a ring of 3 and 4 stages over 8 to 24 K tiles: the
 # consumers must retire each tile's MMAs before the next tile's
 # (templates/gemm.lua, wgmma_ws_consumer); these configs failed before
+# (the dilated conv on a channel-first x is tests/kernels/gemm_conv_dil.pat:
+# WaveNet's own reads x channel-last at these dims, and its kernels after
+# k2 are renumbered)
 w=$src/examples/wavenet_layer.pat
+cdil=$src/tests/kernels/gemm_conv_dil.pat
 ws="--where path=wgmma --where sched=ws --where prologue=smem"
-run "conv ws tma STAGES=3" 3 "$w" --dim B=2 --dim C=256 --dim H=64 --dim T=128 --kernel k3_conv1d \
+run "conv ws tma STAGES=3" 3 "$cdil" --dim C=256 --dim T=128 --kernel k0_conv1d \
     $ws --where load=tma --where STAGES=3 --configs 3
-run "conv ws tma STAGES=4" 3 "$w" --dim B=2 --dim C=512 --dim H=64 --dim T=128 --kernel k3_conv1d \
+run "conv ws tma STAGES=4" 3 "$cdil" --dim C=512 --dim T=128 --kernel k0_conv1d \
     $ws --where load=tma --where STAGES=4 --configs 3
-run "conv ws cp STAGES=3" 3 "$w" --dim B=2 --dim C=512 --dim H=64 --dim T=128 --kernel k3_conv1d \
+run "conv ws cp STAGES=3" 3 "$cdil" --dim C=512 --dim T=128 --kernel k0_conv1d \
     $ws --where load=cp --where STAGES=3 --configs 3
 run "gated ws STAGES=3" 3 "$w" --dim B=2 --dim C=512 --dim H=64 --dim T=128 \
-    --kernel k5_gated_tanh_residual $ws --where STAGES=3 --configs 3
+    --kernel k10_gated_tanh_residual $ws --where STAGES=3 --configs 3
 # A read along M by TMA or cp.async alone: the 1x1 convs at BM = 128 with
 # one consumer warpgroup failed at STAGES=3 under ws and always under pp
-run "1x1 conv ws BM=128 STAGES=3" 3 "$w" --dim B=2 --kernel k4_conv1x1_residual \
+run "1x1 conv ws BM=128 STAGES=3" 3 "$w" --dim B=2 --kernel k9_conv1x1_residual \
     --where path=wgmma --where sched=ws --where BM=128 --where WM=1 --where STAGES=3 --configs 3
 run "split 1x1 conv pp BM=128" 3 "$src/tools/bench/gated_tanh_residual.pat" --dim B=2 --unfuse all \
     --kernel k2_conv1x1_split_residual --where sched=pp --where BM=128 --configs 3
@@ -68,6 +72,13 @@ run "LYNXNet2 dwconv mma" 4 "$src/examples/lynxnet2_block.pat" --dim B=2 --dim T
 # flight across tiles are used
 run "dwconv_ln pipe" 3 "$src/examples/convnext_block.pat" --dim B=8 --unfuse k2_ln_gemm_gelu \
     --kernel k0_dwconv_ln --where load=pipe --where BLOCK=256 --configs 6
+# elementwise order=tile (a transposed write through shared memory), and
+# WaveNet's layer at its channel count with the dilated conv on the
+# channel-last x that tile writes
+run "elementwise tile" 12 "$src/tests/kernels/elementwise_tile.pat" --where order=tile --configs 4
+run "WaveNet channel-last x" 8 "$w" --dim B=2 --dim T=256 --configs 2
+run "WaveNet conv, x channel-last by TMA" 4 "$w" --dim B=2 --dim T=256 --kernel k8_conv1d \
+    --where path=wgmma --where load=tma --configs 4
 # the models first checked by hand on the GPU
 for f in gemm_ln_gelu_fold dwconv_ln gemm_conv_f16 gemm_gated_f16 gemm_glu_f16; do
     run "$f" 1 "$src/tests/kernels/$f.pat" --configs 2

@@ -413,9 +413,11 @@ static void test_unfuse_errors(void **state)
 
 /* A conv1d whose template runs faster on a tap-major weight gets it: a
  * copy kernel relays w to [Cout, K, Cin] and the conv reads it through a
- * view with strides [K * Cin, 1, Cin]; the result is the same.  Where the
- * tap-major path does not apply (dilation 2, f32, a transposed x), the
- * graph stays as written. */
+ * view with strides [K * Cin, 1, Cin]; the result is the same.  At
+ * dilation 2, x goes channel-last as well where an elementwise kernel
+ * writes it for the conv alone.  Where neither applies (dilation 2 on an
+ * input, x read twice, f32, a transposed x), the graph stays as
+ * written. */
 #define CONV_MODEL(DT, DIL, X)                                                \
     "model m\ndim B = 2, C = 64, T = 64\ndtype DT = " DT "\n"                \
     "input x : DT[B, C, T]\nweight w : DT[2*C, C, 3]\nweight b : DT[2*C]\n"   \
@@ -476,8 +478,45 @@ static void test_conv_relaid(void **state)
     same_as_reference(p);
     ctx_free(&c);
 
+    /* dilation 2 on the result of an elementwise op read by the conv
+       alone: x goes channel-last too, written so by its elementwise
+       kernel, and the conv reads it through a view */
+    ctx_init(&c);
+    g = graph_of(&c, "model m\ndim B = 2, C = 64, T = 64\ndtype DT = f16\n"
+        "input x : DT[B, C, T]\ninput s : DT[B, C]\nweight w : DT[2*C, C, 3]\n"
+        "y = conv1d(x + unsqueeze(s, axis=2), w, kernel=3, dilation=2, padding=2)\n"
+        "output y\n", NULL, 0);
+    assert_non_null(g);
+    nn = g->nnodes;
+    assert_int_equal(layout_relay_convs(g, c.a), 1);
+    assert_int_equal(g->nnodes, nn + 6);
+    conv = g->nodes[g->nnodes - 1];
+    assert_int_equal(conv->op, OP_CONV1D);
+    const Value *xt = conv->in[0]->def->in[0];
+    assert_true(xt->stored);
+    assert_int_equal(xt->shape[1], 64);
+    p = plan_build(g, NULL, NULL, c.a);
+    assert_non_null(p);
+    check_plan(p);
+    st = p->strides[conv->in[0]->id];
+    assert_ptr_equal(p->base[conv->in[0]->id], xt);
+    assert_int_equal(st[0], 64 * 64);
+    assert_int_equal(st[1], 1);
+    assert_int_equal(st[2], 64);
+    const Kernel *ek = p->k[xt->def->kernel];
+    assert_int_equal(ek->kind, K_ELEMWISE);
+    assert_int_equal(ek->nout, 1);
+    assert_ptr_equal(ek->out[0], xt);
+    same_as_reference(p);
+    ctx_free(&c);
+
     const char *kept[] = {
         CONV_MODEL("f16", "2", "x"),
+        /* x's elementwise result read twice, or in f32 */
+        "model m\ndim B = 2, C = 64, T = 64\ndtype DT = f16\n"
+        "input x : DT[B, C, T]\nweight w : DT[C, C, 3]\nh = x * 2.0\n"
+        "y = conv1d(h, w, kernel=3, dilation=2, padding=2)\nz = y + h\noutput z\n",
+        CONV_MODEL("f32", "2", "x * 2.0"),
         CONV_MODEL("f32", "8", "x"),
         "model m\ndim B = 2, C = 64, T = 64\ndtype DT = f16\n"
         "input x : DT[B, T, C]\nweight w : DT[2*C, C, 3]\n"
