@@ -575,10 +575,12 @@ Plan *plan_build(Graph *g, const PatternSet *ps, const bool *decline, Arena *a)
             /* a layout op with a model output among its results: a kernel
                must write that output into the caller's tensor, so the op
                starts an elementwise group (its consumers may join it)
-               instead of becoming a view no kernel writes */
+               instead of becoming a view no kernel writes; so does one
+               whose result layout.c wants stored, where it could not join
+               the group that makes its input (a fused kernel made it) */
             bool to_output = false;
             for (int r = 0; r < n->nout; r++)
-                to_output |= n->out[r]->is_output;
+                to_output |= n->out[r]->is_output || n->out[r]->stored;
             if (elem || to_output) {
                 add_node(&P, new_kernel(&P, K_ELEMWISE, "elementwise",
                                         "elementwise"), n);

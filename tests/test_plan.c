@@ -510,6 +510,34 @@ static void test_conv_relaid(void **state)
     same_as_reference(p);
     ctx_free(&c);
 
+    /* the same where a fused kernel makes x (conv1x1_residual): the
+       transpose cannot join it, and an elementwise kernel of its own
+       writes xt */
+    ctx_init(&c);
+    g = graph_of(&c, "model m\ndim B = 2, C = 64, T = 64\ndtype DT = f16\n"
+        "input x : DT[B, C, T]\ninput u : DT[B, C, T]\nweight wc : DT[C, C, 1]\n"
+        "weight bc : DT[C]\nweight w : DT[C, C, 3]\n"
+        "y = x + conv1d(u, wc, bc, kernel=1)\n"
+        "z = conv1d(y, w, kernel=3, dilation=2, padding=2)\noutput z\n", NULL, 0);
+    assert_non_null(g);
+    assert_int_equal(layout_relay_convs(g, c.a), 1);
+    conv = g->nodes[g->nnodes - 1];
+    xt = conv->in[0]->def->in[0];
+    assert_true(xt->stored);
+    PatternSet *ps = patterns_load(patterns_path(), &c.d, c.a);
+    assert_non_null(ps);
+    p = plan_build(g, ps, NULL, c.a);
+    assert_non_null(p);
+    check_plan(p);
+    assert_int_equal(p->nmatches, 1);
+    assert_ptr_equal(p->base[conv->in[0]->id], xt);
+    ek = p->k[xt->def->kernel];
+    assert_int_equal(ek->kind, K_ELEMWISE);
+    assert_int_equal(ek->nnodes, 1);
+    assert_int_equal(p->k[xt->def->in[0]->def->kernel]->kind, K_FUSED);
+    same_as_reference(p);
+    ctx_free(&c);
+
     const char *kept[] = {
         CONV_MODEL("f16", "2", "x"),
         /* x's elementwise result read twice, or in f32 */
