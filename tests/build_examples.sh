@@ -102,6 +102,21 @@ opencl)
     "$KGEN" build $WD --arch opencl -o "$W/dil8" || fail "build dil8"
     demo "$W/dil8" "$W/dil8.ref"
 
+    echo "== wavenet_layer, dilation 2: its conv's x channel-last, written by the elementwise kernel"
+    WC="$SRC/examples/wavenet_layer.pat --dim B=2 --dim C=64 --dim H=8 --dim T=128"
+    # shellcheck disable=SC2086
+    "$KGEN" plan $WC | grep -Eq '^ +out: transpose@24:14 f16\[2, 128, 64\]$' ||
+        fail "the dilated conv's x was not written channel-last"
+    # shellcheck disable=SC2086
+    "$KGEN" space gemm $WC --kernel k8_conv1d --arch sm_90 --rank 1 |
+        grep -q 'load=tma path=wgmma prologue=regs' ||
+        fail "the channel-last conv has no TMA path on sm_90"
+    # shellcheck disable=SC2086
+    "$KGEN" run $WC --ref --save "$W/dil2.ref" --layers 2 -q
+    # shellcheck disable=SC2086
+    "$KGEN" build $WC --arch opencl -o "$W/dil2" || fail "build dil2"
+    demo "$W/dil2" "$W/dil2.ref"
+
     echo "== tuned, nearest-tuned and two-variant builds"
     WN="$SRC/examples/wavenet_layer.pat --dim B=2 --dim C=16 --dim H=8"
     # shellcheck disable=SC2086
