@@ -632,6 +632,7 @@ if [ "$mode" != opencl ]; then
     has_all tile-vec "$(ls "$wd"/v/* 2>/dev/null | head -n 1)" \
         '((uint4 *)v1)[0] = ((const uint4 *)(a0 + ' 'kg_tile[0 + (e / 8u) * 65u + (e % 8u) * 8u + J] = ' \
         '__stwb((uint4 *)((uint4 *)(a2 + '
+    # shellcheck disable=SC2086
     refused elementwise "$src/tests/kernels/elementwise_tile.pat" --kernel k4_elementwise $args \
         --where order=tile --where VEC=8 || bad="$bad k4-vec"
 fi
