@@ -388,7 +388,10 @@ end
 
 -- does order = tile pay: are more of the arguments' elements read with
 -- stride 1 along the outputs' second-last axis than along the last?
-tile_pays = function(spec)
+-- (the constraints ask once a config; the answer is the spec's, so it is
+-- kept by spec as vec_pays below is)
+local tile_memo = setmetatable({}, { __mode = "k" })
+local function tile_reads_across(spec)
   local shape = tile_shape(spec)
   if not shape then return false end
   local g = new_gen(spec)
@@ -408,6 +411,10 @@ tile_pays = function(spec)
     end
   end
   return along.tp > along.tq
+end
+tile_pays = function(spec)
+  if tile_memo[spec] == nil then tile_memo[spec] = tile_reads_across(spec) end
+  return tile_memo[spec]
 end
 
 -- the body of order = tile: the block's tile computed along the second-last

@@ -85,37 +85,34 @@ opencl)
         demo "$W/$m" "$W/$m.ref"
     done
 
+    # relaid TAG DIMS CONV PLAN_ERE WHAT: WaveNet at DIMS, where kgen plan's
+    # output must match PLAN_ERE (else "the dilated conv's WHAT"), the conv
+    # kernel CONV must rank a TMA path without a prologue pass first on
+    # sm_90, and the OpenCL build must agree with the reference over two
+    # layers
+    relaid() {
+        wv="$SRC/examples/wavenet_layer.pat $2"
+        # shellcheck disable=SC2086
+        "$KGEN" plan $wv | grep -Eq "$4" || fail "the dilated conv's $5"
+        # shellcheck disable=SC2086
+        "$KGEN" space gemm $wv --kernel "$3" --arch sm_90 --rank 1 |
+            grep -q 'load=tma path=wgmma prologue=regs' ||
+            fail "$1: the relaid conv has no TMA path without a pass on sm_90"
+        # shellcheck disable=SC2086
+        "$KGEN" run $wv --ref --save "$W/$1.ref" --layers 2 -q
+        # shellcheck disable=SC2086
+        "$KGEN" build $wv --arch opencl -o "$W/$1" || fail "build $1"
+        demo "$W/$1" "$W/$1.ref"
+    }
     echo "== wavenet_layer, dilation 8: its conv's weight relaid tap-major"
-    WD="$SRC/examples/wavenet_layer.pat --dim B=2 --dim C=64 --dim H=8 --dim T=64 --dim DIL=8"
-    # shellcheck disable=SC2086
-    "$KGEN" plan $WD | grep -q ' copy  *copy ' || fail "the dilated conv's weight was not relaid"
     # (the plan relays it under templates/gemm.lua's convt_box conditions:
     # the relaid conv must have the tap-major TMA path, which needs no
     # prologue pass, where the (channel, tap) conv's TMA path needs one)
-    # shellcheck disable=SC2086
-    "$KGEN" space gemm $WD --kernel k7_conv1d --arch sm_90 --rank 1 |
-        grep -q 'load=tma path=wgmma prologue=regs' ||
-        fail "the relaid conv has no tap-major TMA path on sm_90"
-    # shellcheck disable=SC2086
-    "$KGEN" run $WD --ref --save "$W/dil8.ref" --layers 2 -q
-    # shellcheck disable=SC2086
-    "$KGEN" build $WD --arch opencl -o "$W/dil8" || fail "build dil8"
-    demo "$W/dil8" "$W/dil8.ref"
-
+    relaid dil8 "--dim B=2 --dim C=64 --dim H=8 --dim T=64 --dim DIL=8" k7_conv1d \
+        ' copy  *copy ' "weight was not relaid"
     echo "== wavenet_layer, dilation 2: its conv's x channel-last, written by the elementwise kernel"
-    WC="$SRC/examples/wavenet_layer.pat --dim B=2 --dim C=64 --dim H=8 --dim T=128"
-    # shellcheck disable=SC2086
-    "$KGEN" plan $WC | grep -Eq '^ +out: transpose@24:14 f16\[2, 128, 64\]$' ||
-        fail "the dilated conv's x was not written channel-last"
-    # shellcheck disable=SC2086
-    "$KGEN" space gemm $WC --kernel k8_conv1d --arch sm_90 --rank 1 |
-        grep -q 'load=tma path=wgmma prologue=regs' ||
-        fail "the channel-last conv has no TMA path on sm_90"
-    # shellcheck disable=SC2086
-    "$KGEN" run $WC --ref --save "$W/dil2.ref" --layers 2 -q
-    # shellcheck disable=SC2086
-    "$KGEN" build $WC --arch opencl -o "$W/dil2" || fail "build dil2"
-    demo "$W/dil2" "$W/dil2.ref"
+    relaid dil2 "--dim B=2 --dim C=64 --dim H=8 --dim T=128" k8_conv1d \
+        '^ +out: transpose@24:14 f16\[2, 128, 64\]$' "x was not written channel-last"
 
     echo "== tuned, nearest-tuned and two-variant builds"
     WN="$SRC/examples/wavenet_layer.pat --dim B=2 --dim C=16 --dim H=8"
