@@ -1194,9 +1194,11 @@ static void print_summary(const Options *o, const Plan *p, const Summary *s,
         }
         printf("\n], \"optional\": [");
         for (int i = 0; i < nuc; i++)
-            printf("%s\n  {\"kernel\": \"%s\", \"unfused\": \"%s\", "
+            printf("%s\n  {\"kernel\": \"%s\", \"fused\": \"%s\", "
+                   "\"unfused\": \"%s\", "
                    "\"fused_ms\": %.6g, \"unfused_ms\": %.6g, \"choice\": "
-                   "\"%s\"}", i ? "," : "", uc[i].kernel, uc[i].parts,
+                   "\"%s\"}", i ? "," : "", uc[i].kernel,
+                   uc[i].fparts ? uc[i].fparts : uc[i].kernel, uc[i].parts,
                    isnan(uc[i].fused_ms) ? -1 : uc[i].fused_ms,
                    isnan(uc[i].split_ms) ? -1 : uc[i].split_ms,
                    uc[i].unfuse ? "unfused" : "fused");

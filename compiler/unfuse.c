@@ -13,7 +13,13 @@
  *   split  = the summed times of the unfused plan's kernels that hold a
  *            node of the match
  *
- * summed over the shape variants of a build.  The split wins only when it
+ * summed over the shape variants of a build.  Where the unfused plan's
+ * kernels also take nodes the fused plan gives to other kernels (the
+ * unfused gate of gated_tanh_residual joins the condition's 1x1 conv in
+ * conv1x1_residual_gate), both sides grow until they cover the same
+ * nodes: the fused side takes every kernel of its plan that holds a node
+ * of a split-side kernel, and the other way round, so that each side's
+ * time is that of the same work.  The split wins only when it
  * is faster and every kernel of both sides has a winner for the exact
  * shape; anything untuned keeps the fusion.  `kgen build` calls the same
  * function, so it builds the plan the tuner reported.
@@ -47,14 +53,50 @@ double kernel_tuned_ms(KgDb *db, TemplateCache *tc, const Options *o,
     return n > 0 && w[0].median_ms > 0 ? w[0].median_ms : NAN;
 }
 
-/* Does kernel k hold a node of match m? */
-static bool holds(const Kernel *k, const Match *m)
+/* Do kernels k and l share a node? */
+static bool shares(const Kernel *k, const Kernel *l)
 {
     for (int i = 0; i < k->nnodes; i++)
-        for (int j = 0; j < m->pat->g->nnodes; j++)
-            if (k->nodes[i]->id == m->node[j]->id)
+        for (int j = 0; j < l->nnodes; j++)
+            if (k->nodes[i]->id == l->nodes[j]->id)
                 return true;
     return false;
+}
+
+/* Grow the kernel sets inf (of plan f) and ins (of plan s) until every
+ * kernel of either plan that shares a node with one of the other side's
+ * is in: both then cover the same nodes.  inf starts with the fused
+ * kernel alone. */
+static void cover(const Plan *f, const Plan *s, bool *inf, bool *ins)
+{
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (int j = 0; j < s->nk; j++)
+            for (int i = 0; i < f->nk && !ins[j]; i++)
+                if (inf[i] && shares(f->k[i], s->k[j]))
+                    ins[j] = grew = true;
+        for (int i = 0; i < f->nk; i++)
+            for (int j = 0; j < s->nk && !inf[i]; j++)
+                if (ins[j] && shares(f->k[i], s->k[j]))
+                    inf[i] = grew = true;
+    }
+}
+
+/* The summed tuned times of the kernels of p marked in in (NAN if one is
+ * untuned); their names, " + "-joined, to names when given. */
+static double sum_ms(KgDb *db, TemplateCache *tc, const Options *o,
+                     const Plan *p, const bool *in, const char *arch,
+                     Str *names, Arena *a)
+{
+    double ms = 0;
+    for (int j = 0; j < p->nk; j++) {
+        if (!in[j])
+            continue;
+        ms += kernel_tuned_ms(db, tc, o, p, p->k[j], arch, a);
+        if (names && p->k[j]->kind != K_VIEW)
+            str_printf(names, "%s%s", names->len ? " + " : "", p->k[j]->name);
+    }
+    return ms;
 }
 
 int unfuse_choose(KgDb *db, TemplateCache *tc, const Options *o,
@@ -76,26 +118,27 @@ int unfuse_choose(KgDb *db, TemplateCache *tc, const Options *o,
         u->kernel = k0->name;
         u->root = k0->match->root;
         u->fused_ms = u->split_ms = 0;
-        Str parts = {0};
+        Str parts = {0}, fparts = {0};
         for (int v = 0; v < nv; v++) {
             /* the same kernel in variant v: same structure, same index */
             if (i >= fused[v]->nk || !kernel_optional(fused[v]->k[i])) {
                 u->fused_ms = NAN;
                 continue;
             }
-            const Kernel *kv = fused[v]->k[i];
-            u->fused_ms += kernel_tuned_ms(db, tc, o, fused[v], kv, arch, a);
-            for (int j = 0; j < split[v]->nk; j++) {
-                const Kernel *ks = split[v]->k[j];
-                if (!holds(ks, kv->match))
-                    continue;
-                u->split_ms += kernel_tuned_ms(db, tc, o, split[v], ks, arch, a);
-                if (v == 0 && ks->kind != K_VIEW)
-                    str_printf(&parts, "%s%s", parts.len ? " + " : "", ks->name);
-            }
+            const Plan *f = fused[v], *s = split[v];
+            bool *inf = arena_alloc(a, (size_t)f->nk * sizeof *inf);
+            bool *ins = arena_alloc(a, (size_t)(s->nk + 1) * sizeof *ins);
+            inf[i] = true;
+            cover(f, s, inf, ins);
+            u->fused_ms += sum_ms(db, tc, o, f, inf, arch, v ? NULL : &fparts, a);
+            u->split_ms += sum_ms(db, tc, o, s, ins, arch, v ? NULL : &parts, a);
         }
         u->parts = arena_strdup(a, parts.buf ? parts.buf : "");
+        /* the fused side's other kernels, if the cover took any */
+        u->fparts = strchr(fparts.buf ? fparts.buf : "", '+') ?
+                    arena_strdup(a, fparts.buf) : NULL;
         str_free(&parts);
+        str_free(&fparts);
         u->unfuse = u->split_ms < u->fused_ms;   /* false when either is NAN */
         if (u->unfuse)
             decline[u->root] = true;
@@ -113,7 +156,9 @@ void unfuse_print(const UnfuseChoice *c, int n)
             snprintf(f, sizeof f, "%.4f ms", u->fused_ms);
         if (!isnan(u->split_ms))
             snprintf(s, sizeof s, "%.4f ms", u->split_ms);
-        printf("%-28s %s: fused %s, unfused (%s) %s\n", u->kernel,
-               u->unfuse ? "unfused" : "fused", f, u->parts, s);
+        printf("%-28s %s: fused %s%s%s%s, unfused (%s) %s\n", u->kernel,
+               u->unfuse ? "unfused" : "fused", u->fparts ? "(" : "",
+               u->fparts ? u->fparts : "", u->fparts ? ") " : "", f,
+               u->parts, s);
     }
 }

@@ -12,6 +12,9 @@
 typedef struct UnfuseChoice {
     const char *kernel;        /* the fused kernel, as the fused plan names it */
     const char *parts;         /* the kernels that replace it, " + "-joined */
+    const char *fparts;        /* NULL, or the fused side's kernels where
+                                  it takes more than the fused kernel (the
+                                  split side's kernels hold their nodes too) */
     double fused_ms, split_ms; /* cached winners' times; NAN: not all tuned */
     int root;                  /* the match's root node id */
     bool unfuse;               /* split_ms < fused_ms, both known */
@@ -27,7 +30,7 @@ double kernel_tuned_ms(KgDb *db, TemplateCache *tc, const Options *o,
 /* Compare, for each fused kernel of an optional pattern in fused[0], its
  * time summed over the nv shape variants fused[v] with the summed time of
  * the kernels of split[v] (every optional match unfused) that hold its
- * nodes.  Sets decline[root] (by node id, nnodes + 1 entries) where the
+ * nodes, both sides grown until they cover the same nodes (unfuse.c).  Sets decline[root] (by node id, nnodes + 1 entries) where the
  * split is faster and every time involved is known.  The choices go to
  * *out (in a); returns their count. */
 int unfuse_choose(KgDb *db, TemplateCache *tc, const Options *o,

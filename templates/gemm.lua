@@ -495,6 +495,20 @@ local function analyze_fused(spec, P)
     P.res = chan_first(bd.r, Bn, Tn, CO)
     P.out = chan_first(bd.out, Bn, Tn, CO)
     P.epi = "add"
+  elseif spec.pattern == "conv1x1_residual_gate" then
+    -- (gemm_glu's pairing: output column c takes B rows c and C + c, and
+    -- the residual's channels c and C + c)
+    local e = need(bd, { "x", "w", "b", "r", "out" }); if e then return e end
+    local w = bd.w
+    local Bn, CI, C, Tn = d.B, d.CI, d.C, d.T
+    P.M, P.N, P.K, P.Z = Bn * Tn, C, CI, 1
+    P.A = strided(chan_first(bd.x, Bn, Tn, CI))
+    P.B = strided(map(w, {}, { { 2 * C, w.strides[1] } }, { { CI, w.strides[2] } }))
+    P.glu = true
+    P.bias = colvec(bd.b, 2 * C)
+    P.res = chan_first(bd.r, Bn, Tn, 2 * C)
+    P.out = chan_first(bd.out, Bn, Tn, C)
+    P.epi = "gate"
   elseif spec.pattern == "conv1x1_split_residual" then
     local e = need(bd, { "x", "z", "w", "b", "out", "skip" }); if e then return e end
     local w = bd.w
@@ -836,7 +850,7 @@ end
 -- be 16-byte aligned at each group of 8, and no group may straddle the end
 -- of that axis, N, or gated's split at C.
 local function vec_epi(P, mf)
-  if P.dt ~= "f16" and P.dt ~= "bf16" then return false end
+  if P.dt ~= "f16" and P.dt ~= "bf16" or P.epi == "gate" then return false end
   for _, mp in ipairs({ P.out, P.skip or false, P.res or false }) do
     if mp and not (mf and mvec(mp) or not mf and aligned(mp, 8)) then return false end
   end
@@ -852,6 +866,11 @@ local function reg_epi(P, design)
   if design.path ~= "wgmma" or (design.ln == "fold" and design.sched ~= "pp") then return false end
   local mf = out_mfast(P)
   if P.epi == "glu" then return not mf and vec_epi(P, false) end
+  if P.epi == "gate" then
+    -- (the channel-first gate: runs of 8 rows of the output and of both
+    -- halves of the residual)
+    return mf and (P.dt == "f16" or P.dt == "bf16") and mvec(P.out) and mvec(P.res)
+  end
   return (P.epi == "plain" or P.epi == "gelu" or P.epi == "add" or P.epi == "gated") and
     vec_epi(P, mf)
 end
@@ -1891,6 +1910,14 @@ local function epilogue(spec, P, io)
   elseif P.epi == "glu" then
     return "const float hv = v" .. bias("n") .. ", hg = g" .. bias("(n + " .. lit(P.N) .. ")", "g") ..
       ";\n            " .. st(P.out, "m", "n", "hv * " .. kg.unary(spec, P.act, "hg"))
+  elseif P.epi == "gate" then
+    local function res(n)
+      return kg.load(spec, P.res.arg.dtype, P.res.arg.cname, addr(P.res, "z", "m", n))
+    end
+    local N = "(n + " .. lit(P.N) .. ")"
+    return "const float hv = v" .. bias("n") .. " + " .. res("n") .. ", hg = g" .. bias(N, "g") ..
+      " + " .. res(N) .. ";\n            " ..
+      st(P.out, "m", "n", kg.unary(spec, "sigmoid", "hv", {}) .. " * " .. kg.unary(spec, "tanh", "hg", {}))
   elseif P.epi == "add" then
     local x = io and io.ld(P.res) or
       kg.load(spec, P.res.arg.dtype, P.res.arg.cname, addr(P.res, "z", "m", "n"))
@@ -3138,13 +3165,17 @@ local function reg_epilogue(spec, P, design)
   local h2 = P.dt == "bf16" and "__nv_bfloat162" or "__half2"
   local pk = P.dt == "bf16" and "__floats2bfloat162_rn" or "__floats2half2_rn"
   local tst = tma_store(P, design)
+  -- (the gate: both halves go to the tile, value columns first, and the
+  -- copy-out adds the residual to each and gates them; reg_epi: mf)
+  local gate = P.epi == "gate"
   local ctdef = "#define GEMM_WTNL (GEMM_BNL / WN)   /* a warpgroup's output columns */\n" ..
     "#define GEMM_NIL (GEMM_WTNL / 8)\n" ..
     (tst and "#define GEMM_TST (GEMM_WTNL % 64 == 0)   /* tma_store: 64-column panels */\n" ..
       "#if GEMM_TST\n#define GEMM_EST (BM * GEMM_BNL / 2)   /* the TMA store's tile in floats */\n#else\n" or
       "#define GEMM_TST 0\n") .. (mf and
     "#define GEMM_HS (BM + 8)   /* the 16-bit tile's stride: a column of BM rows */\n" ..
-    "#define GEMM_EST (GEMM_BNL * GEMM_HS / 2)   /* its size in floats */" or
+    (gate and "#define GEMM_EST (GEMM_BNL * GEMM_HS)   /* its size in floats: both halves */" or
+      "#define GEMM_EST (GEMM_BNL * GEMM_HS / 2)   /* its size in floats */") or
     "#define GEMM_HS (GEMM_BNL + 8)   /* the 16-bit tile's row stride */\n" ..
     "#define GEMM_EST (BM * GEMM_HS / 2)   /* its size in floats */") .. (tst and "\n#endif" or "")
   -- the column vectors of this thread's 2 GEMM_NIL columns (ln=fold: the
@@ -3171,7 +3202,18 @@ local function reg_epilogue(spec, P, design)
   -- (the bias is in the accumulators from the start: acc_init)
   local b = ""
   local body
-  if P.glu then
+  if gate then
+    body = [[
+        float x[GEMM_MI * 4], g[GEMM_MI * 4];
+        #pragma unroll
+        for (int mi = 0; mi < GEMM_MI; mi++)
+          #pragma unroll
+          for (int q = 0; q < 4; q++) {
+            x[mi * 4 + q] = acc[mi][ni][q];
+            g[mi * 4 + q] = acc[mi][ni + GEMM_NIL][q];
+          }
+]]
+  elseif P.glu then
     local act = kg.unary_n(spec, P.act, "g", "GEMM_MI * 4", {})
     body = fill([[
         float x[GEMM_MI * 4], g[GEMM_MI * 4];
@@ -3228,6 +3270,14 @@ $act]], { v = v, act = act ~= "" and "        " .. act .. "\n" or "",
                        "x[mi * 4 + h * 2 + 1]") }) or
     fill("            *($h2 *)&hp[(mi * 64 + h * 8) * GEMM_HS + ni * 8] = $pk(x[mi * 4 + h * 2], x[mi * 4 + h * 2 + 1]);",
       { h2 = h2, pk = pk })
+  if gate then
+    put = put .. "\n" .. fill([[
+            $s0
+            $s1]], { s0 = kg.store(spec, P.dt, "hp", "(GEMM_BNL + ni * 8) * GEMM_HS + mi * 64 + h * 8",
+                       "g[mi * 4 + h * 2]"),
+                     s1 = kg.store(spec, P.dt, "hp", "(GEMM_BNL + ni * 8 + 1) * GEMM_HS + mi * 64 + h * 8",
+                       "g[mi * 4 + h * 2 + 1]") })
+  end
   local base = mf and "(wn * GEMM_WTNL + (lane & 3) * 2) * GEMM_HS + GEMM_ROW(0) + (lane >> 2)" or
     "(GEMM_ROW(0) + (lane >> 2)) * GEMM_HS + wn * GEMM_WTNL + (lane & 3) * 2"
   -- the copy-out: run e of 8 outputs along the contiguous axis
@@ -3238,8 +3288,40 @@ $act]], { v = v, act = act ~= "" and "        " .. act .. "\n" or "",
   -- scale to out; the rest is skip's, stored as it is; a run never
   -- straddles C, vec_epi)
   local gated = P.epi == "gated"
-  local rload, radd = "", ""
-  if P.res then
+  local rload, radd, rdecl = "", "", P.res and ", rv[4]" or ""
+  if gate then
+    -- (the filter half's run from the tile, the residual's runs of both
+    -- halves; each half rounded as the model's sum is, then gated in pairs)
+    rdecl = ", rv[4], fv[4], rf[4]"
+    rload = fill([[
+        rv[u] = fv[u] = rf[u] = make_uint4(0u, 0u, 0u, 0u);
+        if (e < BM * GEMM_BNL / 8)
+          fv[u] = *(const uint4 *)(($ct *)gemm_ct + GEMM_BNL * GEMM_HS + $toff);
+        if (e < BM * GEMM_BNL / 8 && mb < GEMM_M && nb < GEMM_N) {
+          rv[u] = *(const uint4 *)($r + ($a));
+          rf[u] = *(const uint4 *)($r + ($af));
+        }
+]], { ct = ct, toff = toff, r = P.res.arg.cname, a = addr(P.res, "z", "mb", "nb"),
+      af = addr(P.res, "z", "mb", "(nb + GEMM_N)") })
+    local function sum(o, r) return kg.load(spec, P.dt, r, "j") .. " + " .. kg.load(spec, P.dt, o, "j") end
+    radd = fill([[
+          {
+            const $ct *xo = (const $ct *)&ov[u], *xr = (const $ct *)&rv[u];
+            const $ct *fo = (const $ct *)&fv[u], *fr = (const $ct *)&rf[u];
+            __align__(16) $ct pk_g[8];
+            __align__(16) $ct pk_f[8];
+            #pragma unroll
+            for (int j = 0; j < 8; j++) {
+              $sg
+              $sf
+            }
+            const uint4 hg = *(const uint4 *)pk_g, hf = *(const uint4 *)pk_f;
+$pairs            ov[u] = zq;
+          }
+]], { ct = ct, sg = kg.store(spec, P.dt, "pk_g", "j", sum("xo", "xr")),
+      sf = kg.store(spec, P.dt, "pk_f", "j", sum("fo", "fr")),
+      pairs = gated_pairs(spec, P.dt, "hg", "hf", "zq") })
+  elseif P.res then
     rload = fill([[
         rv[u] = make_uint4(0u, 0u, 0u, 0u);
         if (e < BM * GEMM_BNL / 8 && mb < GEMM_M && nb < $rn)
@@ -3307,7 +3389,7 @@ $radd          $store
     }
 ]], { staging = staging(fill("      $ct *const hp = ($ct *)gemm_ct + $base;\n", { ct = ct, base = base }), put),
       ct = ct, walk = walk, toff = toff,
-      rdecl = P.res and ", rv[4]" or "", rload = rload, radd = radd, store = store })
+      rdecl = rdecl, rload = rload, radd = radd, store = store })
   if tst then
     -- the TMA store: the tile's generic stores are fenced for the async
     -- proxy, then one thread stores each panel.  sched=pp: the consumer's

@@ -146,12 +146,15 @@ opencl)
     demo "$W/two" "$W/wavenet_layer.ref"
 
     echo "== the WaveNet layer with gated_tanh_residual unfused"
-    # the gate as an elementwise kernel, then the 1x1 conv whose epilogue
-    # writes the scaled residual and the skip half (conv1x1_split_residual)
+    # the gate in the condition's 1x1 conv (conv1x1_residual_gate), then the
+    # 1x1 conv whose epilogue writes the scaled residual and the skip half
+    # (conv1x1_split_residual)
     # shellcheck disable=SC2086
     "$KGEN" build $WN --dim T=41 --arch opencl --unfuse all -o "$W/unf" >"$W/unf.txt" ||
         fail "unfused build"
-    grep -q '6 kernels x 1 variant' "$W/unf.txt" || fail "unfused: not 6 kernels"
+    grep -q '5 kernels x 1 variant' "$W/unf.txt" || fail "unfused: not 5 kernels"
+    grep -q '^int wavenet_layer_k4_conv1x1_residual_gate(' "$W/unf/fused.h" ||
+        fail "unfused: no conv1x1_residual_gate kernel"
     demo "$W/unf" "$W/t41.ref"
 
     echo "== launcher errors"

@@ -454,8 +454,10 @@ fi
 # added on the copy-out (LYNXNet2's last linear along its rows, WaveNet's
 # 1x1 conv channel-first).  Gated's split (the fused gated GEMM, and the
 # unfused layer's conv1x1_split_residual) picks each run's output by its
-# column: the residual half to out, scaled, the rest to skip.  Runs that
-# are not 16-byte aligned (T = 100) keep the f32 tile.
+# column: the residual half to out, scaled, the rest to skip.  The
+# unfused layer's gate (conv1x1_residual_gate) stages both halves and adds
+# the residual to each on the copy-out, then gates them in pairs.  Runs
+# that are not 16-byte aligned (T = 100) keep the f32 tile.
 if [ "$mode" = sm_90 ]; then
     total=$((total + 1))
     wd=$(mktemp -d)
@@ -471,8 +473,12 @@ if [ "$mode" = sm_90 ]; then
     "$kgen" gen "$ly" --dim B=2 --dim T=96 --dim C=72 --kernel k6_linear_residual $W -o "$wd/r" &&
     "$kgen" gen "$wn" --dim B=2 --dim C=64 --dim H=32 --dim T=96 --kernel k4_conv1x1_residual $W -o "$wd/w" &&
     "$kgen" gen "$src/tools/bench/gated_tanh_residual.pat" --dim B=2 --dim C=64 --dim T=96 $W -o "$wd/s" &&
-    "$kgen" gen "$wn" --dim B=2 --dim C=64 --dim H=32 --dim T=96 --unfuse all --kernel k7_conv1x1_split_residual \
+    "$kgen" gen "$wn" --dim B=2 --dim C=64 --dim H=32 --dim T=96 --unfuse all --kernel k5_conv1x1_split_residual \
         $W -o "$wd/p" &&
+    "$kgen" gen "$wn" --dim B=2 --dim C=64 --dim H=32 --dim T=96 --unfuse all --kernel k4_conv1x1_residual_gate \
+        $W -o "$wd/q" &&
+    "$kgen" gen "$wn" --dim B=2 --dim C=64 --dim H=32 --dim T=100 --unfuse all --kernel k4_conv1x1_residual_gate \
+        --backend cuda --arch sm_90 --where path=wgmma -o "$wd/q100" &&
     "$kgen" gen "$wn" --dim B=2 --dim C=64 --dim H=32 --dim T=100 --kernel k4_conv1x1_residual \
         --backend cuda --arch sm_90 --where path=wgmma -o "$wd/w100"
     } >/dev/null 2>&1 || bad="$bad gen"
@@ -489,15 +495,19 @@ if [ "$mode" = sm_90 ]; then
         has_all split "$f" '#define GEMM_HS (BM + 8)' 'if (e < BM * GEMM_BNL / 8 && mb < GEMM_M && nb < 64L)' \
             'if (nb < 64L) {' '* ((float)0x1.6a09e667f3bcdp-1));' '          else *(uint4 *)(a'
     done
-    for f in "$wd"/w100/*.cu; do
+    has_all gate "$(ls "$wd"/q/*.cu 2>/dev/null)" '#define GEMM_EST (GEMM_BNL * GEMM_HS)' \
+        'hp[((GEMM_BNL + ni * 8 + 1) * GEMM_HS + mi * 64 + h * 8)] = __float2half_rn(g[mi * 4 + h * 2 + 1]);' \
+        'fv[u] = *(const uint4 *)((__half *)gemm_ct + GEMM_BNL * GEMM_HS + nl0 * GEMM_HS + ri0);' \
+        'rf[u] = *(const uint4 *)(' 'asm("tanh.approx.f16x2 %0, %1;" : "=r"(tf) : "r"(fw[j]));'
+    for f in "$wd"/w100/*.cu "$wd"/q100/*.cu; do
         has_all staged "$f" '#define GEMM_CT(r, c) gemm_ct[GEMM_CTO(r, c)]'
         ! grep -q 'GEMM_HS' "$f" || bad="$bad staged:$f"
     done
-    for f in "$wd"/g/*.cu "$wd"/r/*.cu "$wd"/w/*.cu "$wd"/s/*.cu "$wd"/p/*.cu; do
+    for f in "$wd"/g/*.cu "$wd"/r/*.cu "$wd"/w/*.cu "$wd"/s/*.cu "$wd"/p/*.cu "$wd"/q/*.cu; do
         ! grep -q 'GEMM_CTO' "$f" || bad="$bad registers:$f"
     done
     rm -rf "$wd"
-    verdict "wgmma register epilogue" "bias, scale, GELU/GLU on the accumulators, residual on the copy-out, gated's split by column; unaligned runs staged"
+    verdict "wgmma register epilogue" "bias, scale, GELU/GLU on the accumulators, residual on the copy-out, gated's split by column, the gate's halves paired; unaligned runs staged"
 fi
 # rownorm's tile: 16-bit rows that are adjacent and aligned (a LayerNorm
 # over C of [B, C, T], as ConvNeXt's was before dwconv_ln took it) load 8

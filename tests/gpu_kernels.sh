@@ -49,6 +49,13 @@ run "1x1 conv ws BM=128 STAGES=3" 3 "$w" --dim B=2 --kernel k9_conv1x1_residual 
     --where path=wgmma --where sched=ws --where BM=128 --where WM=1 --where STAGES=3 --configs 3
 run "split 1x1 conv pp BM=128" 3 "$src/tools/bench/gated_tanh_residual.pat" --dim B=2 --unfuse all \
     --kernel k2_conv1x1_split_residual --where sched=pp --where BM=128 --configs 3
+# the unfused layer's gate in the condition conv's epilogue: both halves
+# staged channel-first, the residual added to each on the copy-out, gated
+# in pairs (the register epilogue under pp and ws, the staged one at sync)
+for sc in pp ws sync; do
+    run "gate $sc" 4 "$w" --dim B=2 --dim C=512 --dim H=64 --dim T=128 --unfuse all \
+        --kernel k9_conv1x1_residual_gate --where path=wgmma --where sched=$sc --configs 4
+done
 run "ln ws STAGES=3" 3 "$src/tests/kernels/gemm_ln_gelu_f16.pat" --dim M=256 --dim K=768 \
     --kernel k1_ln_gemm_gelu --where sched=ws --where ln=prepass --where STAGES=3 --configs 3
 # the tap-major conv's A by TMA boxes shifted by each tap (kind convt): a box

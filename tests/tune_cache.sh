@@ -560,14 +560,17 @@ assert k == [("k0_layernorm", "generic", "rownorm"), ("k1_gemm_gelu", "fused", "
 EOF
 echo "ok 7 --unfuse: an unknown or non-optional kernel exits 2; all plans rownorm + gemm_gelu"
 
-# gated_tanh_residual is optional too: unfused, the gate is an elementwise
-# kernel and the 1x1 conv's epilogue writes the scaled residual and the
-# skip half (conv1x1_split_residual); tune times that plan in a child run
-# and reports the choice
+# gated_tanh_residual is optional too: unfused, the gate joins the
+# condition's 1x1 conv (conv1x1_residual_gate) and the output conv's
+# epilogue writes the scaled residual and the skip half
+# (conv1x1_split_residual); tune times that plan in a child run and
+# reports the choice.  The unfused side then holds the condition's conv,
+# which the fused plan gives to conv1x1_residual: the fused side counts it
+# too, so that both sides time the same work
 TINYW="$SRC/examples/wavenet_layer.pat --dim B=1 --dim C=4 --dim H=2 --dim T=8"
 # shellcheck disable=SC2086
 "$KGEN" plan $TINYW --unfuse all >"$W/out" || fail "gated unfused: plan exited $?"
-grep -Eq "^[0-9]+ +k[0-9]+_elementwise .*" "$W/out" && grep -Eq "^[0-9]+ +k[0-9]+_conv1x1_split_residual +fused" "$W/out" &&
+grep -Eq "^[0-9]+ +k[0-9]+_conv1x1_residual_gate +fused" "$W/out" && grep -Eq "^[0-9]+ +k[0-9]+_conv1x1_split_residual +fused" "$W/out" &&
     grep -q "out: skip f16\[1, 4, 8\], out f16\[1, 4, 8\]$" "$W/out" ||
     fail "gated unfused: no kernel writes skip: $(cat "$W/out")"
 # shellcheck disable=SC2086
@@ -575,6 +578,25 @@ grep -Eq "^[0-9]+ +k[0-9]+_elementwise .*" "$W/out" && grep -Eq "^[0-9]+ +k[0-9]
     fail "gated unfused: tune exited $?"
 runs=$(python3 -c 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("SELECT count(*) FROM runs").fetchone()[0])' "$W/gated.db")
 [ "$runs" = 2 ] || fail "gated unfused: $runs runs, not the tune and its unfused child"
-grep -Eq "^k5_gated_tanh_residual +(fused|unfused): fused [0-9.]+ ms, unfused \(k6_elementwise \+ k7_conv1x1_split_residual\) [0-9.]+ ms$" "$W/out" ||
+grep -Eq "^k5_gated_tanh_residual +(fused|unfused): fused \(k4_conv1x1_residual \+ k5_gated_tanh_residual\) [0-9.]+ ms, unfused \(k4_conv1x1_residual_gate \+ k5_conv1x1_split_residual\) [0-9.]+ ms$" "$W/out" ||
     fail "gated unfused: no choice line: $(cat "$W/out")"
+# shellcheck disable=SC2086
+"$KGEN" tune $TINYW --arch opencl --db "$W/gated.db" --budget 2 --json -q >"$W/gated.json" ||
+    fail "gated unfused: tune --json exited $?"
+py "$W/gated.json" <<'EOF' || fail "gated unfused: the sides' sums"
+import json, sys
+s = json.load(open(sys.argv[1]))
+o = s["optional"]
+assert len(o) == 1 and o[0]["kernel"] == "k5_gated_tanh_residual", o
+o = o[0]
+ms = {k["kernel"]: k["ms"] for k in s["kernels"]}
+ums = {k["kernel"]: k["ms"] for k in s["unfused_run"]["kernels"]}
+f = [k for k in o["fused"].split(" + ")]
+u = [k for k in o["unfused"].split(" + ")]
+assert f == ["k4_conv1x1_residual", "k5_gated_tanh_residual"], o
+assert u == ["k4_conv1x1_residual_gate", "k5_conv1x1_split_residual"], o
+assert abs(sum(ms[k] for k in f) - o["fused_ms"]) < 1e-4 * o["fused_ms"], (ms, o)
+assert abs(sum(ums[k] for k in u) - o["unfused_ms"]) < 1e-4 * o["unfused_ms"], (ums, o)
+assert o["choice"] == ("unfused" if o["unfused_ms"] < o["fused_ms"] else "fused"), o
+EOF
 echo "ok 7 gated_tanh_residual: the unfused plan writes skip, tune times it"
