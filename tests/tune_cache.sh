@@ -599,4 +599,13 @@ assert abs(sum(ms[k] for k in f) - o["fused_ms"]) < 1e-4 * o["fused_ms"], (ms, o
 assert abs(sum(ums[k] for k in u) - o["unfused_ms"]) < 1e-4 * o["unfused_ms"], (ums, o)
 assert o["choice"] == ("unfused" if o["unfused_ms"] < o["fused_ms"] else "fused"), o
 EOF
+# ConvNeXt (section 1's run): unfused, dwconv_ln takes the depthwise conv,
+# which the fused plan runs as a kernel of its own; the fused side counts it
+py "$W/convnext_block.1.json" <<'EOF' || fail "convnext: the sides of ln_gemm_gelu"
+import json, sys
+o = json.load(open(sys.argv[1]))["optional"]
+assert len(o) == 1 and o[0]["kernel"] == "k2_ln_gemm_gelu", o
+assert o[0]["fused"] == "k0_conv1d + k2_ln_gemm_gelu", o
+assert o[0]["unfused"] == "k0_dwconv_ln + k1_gemm_gelu", o
+EOF
 echo "ok 7 gated_tanh_residual: the unfused plan writes skip, tune times it"
