@@ -406,6 +406,14 @@ end
 -- a vector of N per-column values (bias, scale)
 local function colvec(v, N) return map(v, {}, {}, { { N, v.strides[1] } }) end
 
+-- the operands and bias of a 1x1 conv of x [B, CI, T] by w [R, CI, 1]:
+-- rows (b, t), R columns
+local function conv1x1_ab(P, x, w, b, Bn, Tn, CI, R)
+  P.A = strided(chan_first(x, Bn, Tn, CI))
+  P.B = strided(map(w, {}, { { R, w.strides[1] } }, { { CI, w.strides[2] } }))
+  P.bias = colvec(b, R)
+end
+
 local function need(bind, names)
   for _, k in ipairs(names) do
     if not bind[k] then return "pattern binding '" .. k .. "' is missing" end
@@ -486,12 +494,9 @@ local function analyze_fused(spec, P)
     P.epi = "add"
   elseif spec.pattern == "conv1x1_residual" then
     local e = need(bd, { "x", "w", "b", "r", "out" }); if e then return e end
-    local w = bd.w
     local Bn, CI, CO, Tn = d.B, d.CI, d.CO, d.T
     P.M, P.N, P.K, P.Z = Bn * Tn, CO, CI, 1
-    P.A = strided(chan_first(bd.x, Bn, Tn, CI))
-    P.B = strided(map(w, {}, { { CO, w.strides[1] } }, { { CI, w.strides[2] } }))
-    P.bias = colvec(bd.b, CO)
+    conv1x1_ab(P, bd.x, bd.w, bd.b, Bn, Tn, CI, CO)
     P.res = chan_first(bd.r, Bn, Tn, CO)
     P.out = chan_first(bd.out, Bn, Tn, CO)
     P.epi = "add"
@@ -499,24 +504,18 @@ local function analyze_fused(spec, P)
     -- (gemm_glu's pairing: output column c takes B rows c and C + c, and
     -- the residual's channels c and C + c)
     local e = need(bd, { "x", "w", "b", "r", "out" }); if e then return e end
-    local w = bd.w
     local Bn, CI, C, Tn = d.B, d.CI, d.C, d.T
     P.M, P.N, P.K, P.Z = Bn * Tn, C, CI, 1
-    P.A = strided(chan_first(bd.x, Bn, Tn, CI))
-    P.B = strided(map(w, {}, { { 2 * C, w.strides[1] } }, { { CI, w.strides[2] } }))
+    conv1x1_ab(P, bd.x, bd.w, bd.b, Bn, Tn, CI, 2 * C)
     P.glu = true
-    P.bias = colvec(bd.b, 2 * C)
     P.res = chan_first(bd.r, Bn, Tn, 2 * C)
     P.out = chan_first(bd.out, Bn, Tn, C)
     P.epi = "gate"
   elseif spec.pattern == "conv1x1_split_residual" then
     local e = need(bd, { "x", "z", "w", "b", "out", "skip" }); if e then return e end
-    local w = bd.w
     local Bn, C, CI, Tn = d.B, d.C, d.CI, d.T
     P.M, P.N, P.K, P.Z = Bn * Tn, 2 * C, CI, 1
-    P.A = strided(chan_first(bd.z, Bn, Tn, CI))
-    P.B = strided(map(w, {}, { { 2 * C, w.strides[1] } }, { { CI, w.strides[2] } }))
-    P.bias = colvec(bd.b, 2 * C)
+    conv1x1_ab(P, bd.z, bd.w, bd.b, Bn, Tn, CI, 2 * C)
     local function cf(a) return chan_first(a, Bn, Tn, C) end
     P.res = cf(bd.x)
     P.out = cf(bd.out)
