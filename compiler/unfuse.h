@@ -30,9 +30,10 @@ double kernel_tuned_ms(KgDb *db, TemplateCache *tc, const Options *o,
 /* Compare, for each fused kernel of an optional pattern in fused[0], its
  * time summed over the nv shape variants fused[v] with the summed time of
  * the kernels of split[v] (every optional match unfused) that hold its
- * nodes, both sides grown until they cover the same nodes (unfuse.c).  Sets decline[root] (by node id, nnodes + 1 entries) where the
- * split is faster and every time involved is known.  The choices go to
- * *out (in a); returns their count. */
+ * nodes, both sides grown until they cover the same nodes (unfuse.c).
+ * Sets decline[root] (by node id, nnodes + 1 entries) where the split is
+ * faster and every time involved is known.  The choices go to *out (in
+ * a); returns their count. */
 int unfuse_choose(KgDb *db, TemplateCache *tc, const Options *o,
                   Plan *const *fused, Plan *const *split, int nv,
                   const char *arch, bool *decline, UnfuseChoice **out,
