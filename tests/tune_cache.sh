@@ -422,8 +422,12 @@ py "$W/reg.db" <<'EOF'
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1])
 # (the newest run that timed the first kernel: after it, the unfused
-# child run of the WaveNet layer's optional gated_tanh_residual)
-db.execute("UPDATE trials SET median_ms = median_ms * 20 WHERE kernel_id = "
+# child run of the WaveNet layer's optional gated_tanh_residual; 1000
+# times, far past the threshold of 11 times: the first kernel is a 2 us
+# linear on PoCL, and a fresh-clone run on 2026-11-28 missed a planted
+# factor of 20 once (passing on the same code before and after), most
+# likely an earlier best timed high on the loaded machine)
+db.execute("UPDATE trials SET median_ms = median_ms * 1000 WHERE kernel_id = "
            "(SELECT min(id) FROM kernels) AND run_id = (SELECT max(run_id) FROM "
            "trials WHERE kernel_id = (SELECT min(id) FROM kernels))")
 db.commit()
