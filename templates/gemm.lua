@@ -406,6 +406,16 @@ end
 -- a vector of N per-column values (bias, scale)
 local function colvec(v, N) return map(v, {}, {}, { { N, v.strides[1] } }) end
 
+-- C expression: column vector v at column n (the bias: the sum of both
+-- convs' biases where there are two, conv_cond_gate)
+local function colload(spec, P, v, n)
+  local x = kg.load(spec, v.arg.dtype, v.arg.cname, addr(v, "z", "0", n))
+  if v == P.bias and P.bias2 then
+    x = "(" .. x .. " + " .. kg.load(spec, P.bias2.arg.dtype, P.bias2.arg.cname, addr(P.bias2, "z", "0", n)) .. ")"
+  end
+  return x
+end
+
 -- the operands and bias of a 1x1 conv of x [B, CI, T] by w [R, CI, 1]:
 -- rows (b, t), R columns
 local function conv1x1_ab(P, x, w, b, Bn, Tn, CI, R)
@@ -509,6 +519,33 @@ local function analyze_fused(spec, P)
     conv1x1_ab(P, bd.x, bd.w, bd.b, Bn, Tn, CI, 2 * C)
     P.glu = true
     P.res = chan_first(bd.r, Bn, Tn, 2 * C)
+    P.out = chan_first(bd.out, Bn, Tn, C)
+    P.epi = "gate"
+  elseif spec.pattern == "conv_cond_gate" then
+    -- (one GEMM: K runs over the dilated conv's k, then the condition's
+    -- channels, operand kind "ksplit"; gemm_glu's pairing of the columns,
+    -- the gate as the epilogue, no residual)
+    local e = need(bd, { "x", "w", "b", "c", "wc", "bc", "out" }); if e then return e end
+    local n
+    for _, m in ipairs(spec.nodes) do
+      if m.op == "conv1d" and argof(spec, m.args[1]) == bd.x then n = m end
+    end
+    if not n then return "conv_cond_gate without its dilated conv1d" end
+    local Bn, C, H, Tn = d.B, d.C, d.H, 64 * d.TQ
+    -- (the conv's [B, 2C, T] sum is not an argument: its shape for
+    -- analyze_conv, which sets P.out from it; the real output follows)
+    local y = { shape = { Bn, 2 * C, Tn }, strides = { 2 * C * Tn, Tn, 1 }, offset = 0, rank = 3 }
+    e = analyze_conv(spec, n, P, y); if e then return e end
+    if P.Z ~= 1 then return "conv_cond_gate: a grouped dilated conv" end
+    local wc = bd.wc
+    P.A = { kind = "ksplit", K1 = P.K, lo = P.A, hi = strided(chan_first(bd.c, Bn, Tn, H)), kfast = false }
+    P.B = { kind = "ksplit", K1 = P.K, lo = P.B,
+            hi = strided(map(wc, {}, { { 2 * C, wc.strides[1] } }, { { H, wc.strides[2] } })), kfast = false }
+    P.K = P.K + H
+    P.N = C
+    P.glu = true
+    P.bias = colvec(bd.b, 2 * C)
+    P.bias2 = colvec(bd.bc, 2 * C)
     P.out = chan_first(bd.out, Bn, Tn, C)
     P.epi = "gate"
   elseif spec.pattern == "conv1x1_split_residual" then
@@ -643,16 +680,6 @@ local function convt_box(P)
   return nil
 end
 
--- wgmma: does A go straight from global to a swizzled tile that wgmma reads
--- through a descriptor (contiguous along K, no prologue), or through
--- registers (ldmatrix from the mma path's tiles)?
-local function a_ss(P, design)
-  if P.A.kind == "convt" then
-    return design.path == "wgmma" and tma_ld(design) and convt_box(P) == "k"
-  end
-  return design.path == "wgmma" and fast(nil, P, operand(P, "A", design), design)
-end
-
 -- load=tma: can map mp be copied through a tensor map: its rows one axis,
 -- K one contiguous run, at most one batch axis (the 16-byte alignment of
 -- the address and strides is fast()'s)
@@ -661,10 +688,45 @@ local function tma_map(mp)
   return mp.rd[1][2] > 0 and (#mp.zd == 0 or mp.zd[1][2] >= 0)
 end
 
+-- P seen with operand A replaced (the halves of a "ksplit" operand)
+local function with_A(P, A) return setmetatable({ A = A }, { __index = P }) end
+
+-- conv_cond_gate (operand kind "ksplit") by TMA: the K tiles below K1 are
+-- the dilated conv's convt boxes (x channel-last: "k", K-major chunks; or
+-- x channel-first at dilations and paddings of multiples of 8: "m",
+-- M-major panels), the rest M-major panels of the condition [B, H, T]
+-- (tma_m's boxes, T a multiple of 64); B's two parts from two tensor maps.
+-- Both kinds of A tile are 64-row chunks of 128-byte swizzled rows at the
+-- same offsets, so the consumer's MMAs differ only in the descriptor's k
+-- step and wgmma's transpose of A.
+local function ksplit_tma(P, design)
+  local A, B = P.A, P.B
+  if A.kind ~= "ksplit" or design.path ~= "wgmma" or design.load ~= "tma" then return false end
+  if (design.sched ~= "ws" and design.sched ~= "pp") or A.K1 % 64 ~= 0 then return false end
+  if A.lo.kind ~= "convt" or not convt_box(with_A(P, A.lo)) then return false end
+  local mp = A.hi.mp
+  if mp.arg.dtype ~= P.dt or not mvec(mp, 8) or #mp.cd ~= 1 or #mp.zd ~= 0 or #mp.rd ~= 2 or
+    mp.rd[1][2] <= 0 or mp.rd[2][1] % 64 ~= 0 or mp.cd[1][2] % 8 ~= 0 then
+    return false
+  end
+  return tma_map(B.lo.mp) and tma_map(B.hi.mp)
+end
+
+-- wgmma: does A go straight from global to a swizzled tile that wgmma reads
+-- through a descriptor (contiguous along K, no prologue), or through
+-- registers (ldmatrix from the mma path's tiles)?
+local function a_ss(P, design)
+  if P.A.kind == "ksplit" then return ksplit_tma(P, design) end
+  if P.A.kind == "convt" then
+    return design.path == "wgmma" and tma_ld(design) and convt_box(P) == "k"
+  end
+  return design.path == "wgmma" and fast(nil, P, operand(P, "A", design), design)
+end
+
 -- load=tma: does A go by TMA too (straight to its swizzled tile)?  B always
 -- does.
 local function tma_a(P, design)
-  if P.A.kind == "convt" then return a_ss(P, design) end
+  if P.A.kind == "convt" or P.A.kind == "ksplit" then return a_ss(P, design) end
   return design.load ~= "cp" and a_ss(P, design) and tma_map(operand(P, "A", design).mp)
 end
 
@@ -868,7 +930,7 @@ local function reg_epi(P, design)
   if P.epi == "gate" then
     -- (the channel-first gate: runs of 8 rows of the output and of both
     -- halves of the residual)
-    return mf and (P.dt == "f16" or P.dt == "bf16") and mvec(P.out) and mvec(P.res)
+    return mf and (P.dt == "f16" or P.dt == "bf16") and mvec(P.out) and (not P.res or mvec(P.res))
   end
   return (P.epi == "plain" or P.epi == "gelu" or P.epi == "add" or P.epi == "gated") and
     vec_epi(P, mf)
@@ -1060,7 +1122,11 @@ function T.constraints(spec, cfg)
     if cfg.sched ~= "ws" and cfg.sched ~= "pp" then
       return false, "load=tma/mcast: the copies of a ws or pp producer"
     end
-    if not tma_map(P.B.mp) then return false, "load=tma/mcast: B's rows one axis, K contiguous" end
+    if P.A.kind == "ksplit" then
+      if not ksplit_tma(P, cfg) then
+        return false, "conv_cond_gate by TMA: load=tma, x channel-last, the condition's rows along T"
+      end
+    elseif not tma_map(P.B.mp) then return false, "load=tma/mcast: B's rows one axis, K contiguous" end
     if conv_tma(P, cfg) then
       local g = conv_geom(P)
       if conv_w(g, cfg.BM) > 256 or g.nch > 256 then
@@ -1092,7 +1158,11 @@ function T.constraints(spec, cfg)
     if cfg.ln == "fold" and not a_ss(P, cfg) then
       return false, "wgmma folds LayerNorm only into an A contiguous along K"
     end
-    if not fast(spec, P, P.B, cfg) then
+    if P.B.kind == "ksplit" then
+      if not (ksplit_tma(P, cfg) and fast(spec, P, P.B.lo, cfg) and fast(spec, P, P.B.hi, cfg)) then
+        return false, "wgmma: conv_cond_gate's split operands by TMA only (ksplit_tma)"
+      end
+    elseif not fast(spec, P, P.B, cfg) then
       return false, "wgmma reads B by cp.async: contiguous and 16-byte aligned along K"
     end
   end
@@ -1353,7 +1423,13 @@ function T.launch(spec, cfg)
   -- blocks over pairs of row tiles)
   local tm
   local mc = cfg.load == "mcast"
-  if tma_ld(cfg) or mc then
+  if P.A.kind == "ksplit" and tma_ld(cfg) then
+    -- (conv_cond_gate: A's and B's maps of the dilated conv, then of the
+    -- condition's conv, kg_tmA, kg_tmB, kg_tmA2, kg_tmB2)
+    local rows = cfg.BN // cfg.WN // 2
+    tm = { tmap_m(spec, with_A(P, P.A.lo)), tmap_of(spec, P, P.B.lo.mp, rows, true),
+           tmap_m(spec, with_A(P, P.A.hi)), tmap_of(spec, P, P.B.hi.mp, rows, true) }
+  elseif tma_ld(cfg) or mc then
     tm = {}
     if tma_a(P, cfg) then
       tm[1] = P.A.kind == "convt" and tmap_m(spec, P) or tmap_of(spec, P, operand(P, "A", cfg).mp, cfg.BM)
@@ -1394,7 +1470,12 @@ end
 -- ri is the row's index in the tile (for per-row state in shared memory)
 local function value(spec, P, o, z, r, k, ri)
   local K = lit(P.K)
-  if o.kind == "strided" then
+  if o.kind == "ksplit" then
+    -- (k below K1 from the first operand, the rest from the second)
+    return string.format("((%s) < %s ? %s : (%s) < %s ? %s : 0.0f)", k, lit(o.K1),
+      value(spec, P, o.lo, z, r, k, ri), k, K,
+      value(spec, P, o.hi, z, r, "(" .. k .. " - " .. lit(o.K1) .. ")", ri))
+  elseif o.kind == "strided" then
     return "((" .. k .. ") < " .. K .. " ? " ..
       kg.load(spec, o.mp.arg.dtype, o.mp.arg.cname, addr(o.mp, z, r, k)) .. " : 0.0f)"
   elseif o.kind == "conv" or o.kind == "convt" then
@@ -1881,7 +1962,7 @@ end
 local function epi_bias(spec, P, io, n, w)
   if not P.bias then return "" end
   if io and io.col then return " + " .. io.col(w or "b") end
-  return " + " .. kg.load(spec, P.bias.arg.dtype, P.bias.arg.cname, addr(P.bias, "z", "0", n))
+  return " + " .. colload(spec, P, P.bias, n)
 end
 
 -- the activation's argument x times conv_gelu's scale, if any
@@ -1911,6 +1992,7 @@ local function epilogue(spec, P, io)
       ";\n            " .. st(P.out, "m", "n", "hv * " .. kg.unary(spec, P.act, "hg"))
   elseif P.epi == "gate" then
     local function res(n)
+      if not P.res then return "0.0f" end
       return kg.load(spec, P.res.arg.dtype, P.res.arg.cname, addr(P.res, "z", "m", n))
     end
     local N = "(n + " .. lit(P.N) .. ")"
@@ -2518,7 +2600,7 @@ end
 -- wgmma.mma_async m64nNk16 with A from registers (the m16n8k16 A fragment of
 -- each warp's 16 rows; ss: from shared memory through descriptor a) and B
 -- from shared memory through descriptor b, accumulating into d[N / 2]
-local function wgmma_fn(ab, n, ss, ta)
+local function wgmma_fn(ab, n, ss, ta, sfx)
   local nd = n // 2
   local regs, outs = {}, {}
   for i = 0, nd - 1 do
@@ -2531,7 +2613,7 @@ local function wgmma_fn(ab, n, ss, ta)
   end
   if ss then
     return fill([[
-static __device__ __forceinline__ void kg_wg_mma$n(float *d, unsigned long long a, unsigned long long b)
+static __device__ __forceinline__ void kg_wg_mma$n$sfx(float *d, unsigned long long a, unsigned long long b)
 {
   asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %$one, 0;\n"
                "wgmma.mma_async.sync.aligned.$shape.f32.$ab.$ab {$regs}, "
@@ -2539,7 +2621,7 @@ static __device__ __forceinline__ void kg_wg_mma$n(float *d, unsigned long long 
                : $outs
                : "l"(a), "l"(b), "r"(1));
 }
-]], { n = tostring(n), shape = "m64n" .. n .. "k16", ab = ab, regs = table.concat(regs, ", "),
+]], { n = tostring(n), sfx = sfx or "", shape = "m64n" .. n .. "k16", ab = ab, regs = table.concat(regs, ", "),
       outs = table.concat(lines, ",\n                 "),
       a0 = tostring(nd), b = tostring(nd + 1), one = tostring(nd + 2), ta = ta and "1" or "0" })
   end
@@ -2563,7 +2645,10 @@ local function wgmma_helpers(spec, P, ss, ta)
   local fns = {}
   for _, n in ipairs({ 64, 128, 256 }) do
     fns[#fns + 1] = "#if GEMM_WTN == " .. n .. "\n" .. wgmma_fn(ab, n, ss, ta) ..
-      "#define kg_wg_mma kg_wg_mma" .. n .. "\n#endif\n"
+      "#define kg_wg_mma kg_wg_mma" .. n .. "\n" ..
+      -- (ksplit: kg_wg_mmat reads the condition's M-major panels)
+      (P.A.kind == "ksplit" and ss and wgmma_fn(ab, n, ss, true, "t") ..
+        "#define kg_wg_mmat kg_wg_mma" .. n .. "t\n" or "") .. "#endif\n"
   end
   return kg.line() .. "\n" .. [[
 static __device__ __forceinline__ void kg_wg_fence(void)
@@ -3029,7 +3114,7 @@ $val
       const long n = n0 + tid % (GEMM_BNL / 8) * 8 + j;
       cc_$w[j] = n < GEMM_N ? $ld : 0.0f;
     }
-]], { w = v[1], ld = kg.load(spec, v[2].arg.dtype, v[2].arg.cname, addr(v[2], "z", "0", v[3])) })
+]], { w = v[1], ld = colload(spec, P, v[2], v[3]) })
       end
     end
     if colpre ~= "" then
@@ -3185,7 +3270,7 @@ local function reg_epilogue(spec, P, design)
   local colpre, cvecs = "", {}
   for _, v in ipairs(vecs) do
     if v[2] then
-      cvecs[#cvecs + 1] = { w = v[1], ld = kg.load(spec, v[2].arg.dtype, v[2].arg.cname, addr(v[2], "z", "0", v[3])) }
+      cvecs[#cvecs + 1] = { w = v[1], ld = colload(spec, P, v[2], v[3]) }
       colpre = colpre .. fill([[
     float rc_$w[GEMM_NIL][2];
     #pragma unroll
@@ -3195,7 +3280,7 @@ local function reg_epilogue(spec, P, design)
         const long n = n0 + wn * GEMM_WTNL + ni * 8 + (lane & 3) * 2 + q;
         rc_$w[ni][q] = n < GEMM_N ? $ld : 0.0f;
       }
-]], { w = v[1], ld = kg.load(spec, v[2].arg.dtype, v[2].arg.cname, addr(v[2], "z", "0", v[3])) })
+]], { w = v[1], ld = colload(spec, P, v[2], v[3]) })
     end
   end
   -- (the bias is in the accumulators from the start: acc_init)
@@ -3288,7 +3373,16 @@ $act]], { v = v, act = act ~= "" and "        " .. act .. "\n" or "",
   -- straddles C, vec_epi)
   local gated = P.epi == "gated"
   local rload, radd, rdecl = "", "", P.res and ", rv[4]" or ""
-  if gate then
+  if gate and not P.res then
+    -- (conv_cond_gate: the halves as they are, gated in pairs)
+    rdecl = ", fv[4]"
+    rload = fill([[
+        fv[u] = make_uint4(0u, 0u, 0u, 0u);
+        if (e < BM * GEMM_BNL / 8)
+          fv[u] = *(const uint4 *)(($ct *)gemm_ct + GEMM_BNL * GEMM_HS + $toff);
+]], { ct = ct, toff = toff })
+    radd = "          {\n" .. gated_pairs(spec, P.dt, "ov[u]", "fv[u]", "zq") .. "            ov[u] = zq;\n          }\n"
+  elseif gate then
     -- (the filter half's run from the tile, the residual's runs of both
     -- halves; each half rounded as the model's sum is, then gated in pairs)
     rdecl = ", rv[4], fv[4], rf[4]"
@@ -3684,8 +3778,8 @@ local function tma_issue(P, design, ta, only)
   -- "b"))
   local bar = only == "b" and "gemm_bfull" or "gemm_full[ws]"
   -- (mc: multicast to both blocks of the pair)
-  local function call(dst, map, mp, row, half, mc)
-    local c = { "(int)k0", "(int)(" .. row .. ")" }
+  local function call(dst, map, mp, row, half, mc, k)
+    local c = { k or "(int)k0", "(int)(" .. row .. ")" }
     if half then c[#c + 1] = half end
     if #mp.zd == 1 and mp.zd[1][2] ~= 0 then c[#c + 1] = "(int)z" end
     return string.format("kg_tma%d%s(%s, &%s, %s, &%s%s);", #c, mc and "m" or "", dst,
@@ -3699,7 +3793,44 @@ local function tma_issue(P, design, ta, only)
     t[#t + 1] = "          kg_mb_expect(&gemm_full[ws], (unsigned)((" .. bytes .. ") * sizeof(*bs_w)));"
   end
   if only == "b" then ta = false end
-  if ta and P.A.kind == "convt" then
+  if ta and P.A.kind == "ksplit" then
+    -- (conv_cond_gate, ksplit_tma: below K1 the dilated conv's boxes of x
+    -- channel-last and its weight's rows, past it the condition's M-major
+    -- panels and wc's rows, from the second pair of maps)
+    local A, lo, hi = P.A, P.A.lo, P.A.hi
+    local T = lit(hi.mp.rd[2][1])
+    local function bcopies(map, mp, k)
+      t[#t + 1] = "            #pragma unroll"
+      t[#t + 1] = "            for (int g = 0; g < BN / GEMM_GLU_G; g++) {"
+      t[#t + 1] = "              " .. call("bs_w + g * GEMM_GLU_G * BK", map, mp, "n0 + g * (GEMM_GLU_G / 2)", "0", false, k)
+      t[#t + 1] = "              " .. call("bs_w + (g * GEMM_GLU_G + GEMM_GLU_G / 2) * BK", map, mp,
+        "n0 + g * (GEMM_GLU_G / 2)", "1", false, k)
+      t[#t + 1] = "            }"
+    end
+    t[#t + 1] = "          if (k0 < " .. lit(A.K1) .. ") {"
+    t[#t + 1] = string.format("            const int tap = (int)(k0 / %d);", lo.Cig)
+    t[#t + 1] = "            #pragma unroll"
+    t[#t + 1] = "            for (int p = 0; p < BM / 64; p++) {"
+    t[#t + 1] = "              const long r = m0 + 64 * p;"
+    local tc = string.format("(int)(r %% %s) + tap * %d - %d", lit(lo.Tout), lo.dil, lo.pad)
+    local cc = string.format("(int)(k0 %% %d)", lo.Cig)
+    if lo.sxC == 1 then tc, cc = cc, tc end   -- (channel-last: K-major chunks)
+    t[#t + 1] = string.format("              kg_tma3(as_w + p * 4096, &kg_tmA, %s, %s, (int)(r / %s), &gemm_full[ws]);",
+      tc, cc, lit(lo.Tout))
+    t[#t + 1] = "            }"
+    bcopies("kg_tmB", P.B.lo.mp)
+    t[#t + 1] = "          } else {"
+    t[#t + 1] = "            #pragma unroll"
+    t[#t + 1] = "            for (int p = 0; p < BM / 64; p++) {"
+    t[#t + 1] = "              const long r = m0 + 64 * p;"
+    t[#t + 1] = string.format("              kg_tma3(as_w + p * 4096, &kg_tmA2, (int)(r %% %s), " ..
+      "(int)(k0 - %s), (int)(r / %s), &gemm_full[ws]);", T, lit(A.K1), T)
+    t[#t + 1] = "            }"
+    bcopies("kg_tmB2", P.B.hi.mp, "(int)(k0 - " .. lit(A.K1) .. ")")
+    t[#t + 1] = "          }"
+    t[#t + 1] = "        }"
+    return table.concat(t, "\n")
+  elseif ta and P.A.kind == "convt" then
     -- (convt: a copy a panel of 64 rows, (t shifted by the K tile's tap,
     -- channel, b))
     local A = P.A
@@ -3859,7 +3990,7 @@ end
 -- chunks), and the column sums go to gemm_cw and gemm_cb (the bias
 -- added); the async proxy is fenced before the MMAs read the panel
 local function fold_panel(spec, P)
-  local bias = P.bias and kg.load(spec, P.bias.arg.dtype, P.bias.arg.cname, addr(P.bias, "z", "0", "n")) or "0.0f"
+  local bias = P.bias and colload(spec, P, P.bias, "n") or "0.0f"
   return kg.line() .. "\n" .. fill([[
     if (GEMM_PB < GEMM_TILES) {
       kg_mb_wait(&gemm_bfull, 0u);
@@ -3997,7 +4128,33 @@ local function emit_wgmma(spec, P, design)
   -- rows of 128 bytes (2048 bytes, 128 in the descriptor) into an M-major
   -- panel.
   local mmas
-  if ss or mode then
+  if ss and P.A.kind == "ksplit" then
+    -- (ksplit_tma: K tiles below K1 K-major where x is channel-last, the
+    -- rest M-major panels; all M-major where x is channel-first)
+    local kmaj = P.A.lo.sxC == 1
+    mmas = fill([[
+      kg_wg_fence();
+      {
+        const unsigned long long bd = kg_wg_desc(bs_c + wn * GEMM_WTN * BK);
+        if (kt * BK < $K1) {
+          #pragma unroll
+          for (int mi = 0; mi < GEMM_MI; mi++) {
+            const unsigned long long ad = kg_wg_desc(as_c + GEMM_ROW64(mi) * BK);
+            #pragma unroll
+            for (int j = 0; j < BK / 16; j++) $lomma(&acc[mi][0][0], ad + $lostep * j, bd + 2 * j);
+          }
+        } else {
+          #pragma unroll
+          for (int mi = 0; mi < GEMM_MI; mi++) {
+            const unsigned long long ad = kg_wg_desc(as_c + GEMM_ROW64(mi) * BK);
+            #pragma unroll
+            for (int j = 0; j < BK / 16; j++) kg_wg_mmat(&acc[mi][0][0], ad + 128 * j, bd + 2 * j);
+          }
+        }
+      }
+      kg_wg_commit();]], { K1 = lit(P.A.K1), lomma = kmaj and "kg_wg_mma" or "kg_wg_mmat",
+                            lostep = kmaj and "2" or "128" })
+  elseif ss or mode then
     mmas = fill([[
       kg_wg_fence();
       {
@@ -4097,6 +4254,8 @@ local function emit_wgmma(spec, P, design)
   local params = kg.params(spec) ..
     (ta and ",\n    const __grid_constant__ kg_tmap kg_tmA" or "") ..
     (tma and ",\n    const __grid_constant__ kg_tmap kg_tmB" or "") ..
+    (P.A.kind == "ksplit" and tma and
+      ",\n    const __grid_constant__ kg_tmap kg_tmA2,\n    const __grid_constant__ kg_tmap kg_tmB2" or "") ..
     (cvt and ",\n    const __grid_constant__ kg_tmap kg_tmX" or "") ..
     (tma_store(P, design) and "\n#if GEMM_TST\n    , const __grid_constant__ kg_tmap kg_tmO\n#endif\n   " or "")
   -- mcast: the pair's cluster, and its barrier before either block exits
@@ -4120,7 +4279,7 @@ local function emit_wgmma(spec, P, design)
     -- each tile's MMAs before the next tile's, wgmma_ws_consumer; the
     -- channel-last conv was wrong at STAGES = 3 and 4 without it on the
     -- H200, docs/performance.md attempt 26)
-    local retire = (xf ~= "" or a_desc(P, design) == "m" or P.A.kind == "convt") and
+    local retire = (xf ~= "" or a_desc(P, design) == "m" or P.A.kind == "convt" or P.A.kind == "ksplit") and
       "      kg_wg_wait<0>();\n" or ""
     local fsw = two and "        " .. ct .. " *fs_w = gemm_fs + ws * GEMM_FST;\n" or ""
     if xf ~= "" then

@@ -509,6 +509,37 @@ if [ "$mode" = sm_90 ]; then
     rm -rf "$wd"
     verdict "wgmma register epilogue" "bias, scale, GELU/GLU on the accumulators, residual on the copy-out, gated's split by column, the gate's halves paired; unaligned runs staged"
 fi
+# conv_cond_gate on sm_90: the producer's two pairs of tensor maps, the
+# dilated conv's boxes by tap (channel-last at DIL = 2, channel-first at
+# DIL = 8) and the condition's panels, and the consumers' MMAs (transposed
+# A for the condition's K tiles; for all of them at DIL = 8)
+if [ "$mode" = sm_90 ]; then
+    total=$((total + 1))
+    wd=$(mktemp -d)
+    bad=
+    cg=$src/tests/kernels/conv_cond_gate.pat
+    W="--backend cuda --arch sm_90 --where path=wgmma --where sched=pp --where load=tma"
+    # shellcheck disable=SC2086
+    {
+    "$kgen" gen "$cg" --kernel k7_conv_cond_gate $W -o "$wd/k" &&
+    "$kgen" gen "$cg" --kernel k12_conv_cond_gate $W -o "$wd/m"
+    } >/dev/null 2>&1 || bad="$bad gen"
+    for f in "$wd"/k/*.cu "$wd"/m/*.cu; do
+        has_all maps "$f" 'const __grid_constant__ kg_tmap kg_tmA2,' 'if (k0 < 192L) {' \
+            '&kg_tmA2, (int)(r % 64L), (int)(k0 - 192L), (int)(r / 64L), &gemm_full[ws]);' \
+            '&kg_tmB2, (int)(k0 - 192L),' 'kg_wg_mmat(&acc[mi][0][0], ad + 128 * j, bd + 2 * j);'
+    done
+    has_all k-major "$(ls "$wd"/k/*.cu 2>/dev/null)" \
+        '&kg_tmA, (int)(k0 % 64), (int)(r % 64L) + tap * 2 - 2, (int)(r / 64L), &gemm_full[ws]);' \
+        'kg_wg_mma(&acc[mi][0][0], ad + 2 * j, bd + 2 * j);'
+    has_all m-major "$(ls "$wd"/m/*.cu 2>/dev/null)" \
+        '&kg_tmA, (int)(r % 64L) + tap * 8 - 8, (int)(k0 % 64), (int)(r / 64L), &gemm_full[ws]);'
+    ! grep -q 'kg_wg_mma(&acc' "$wd"/m/*.cu || bad="$bad m-major:k-step"
+    refused gemm "$cg" --kernel k7_conv_cond_gate --arch sm_90 --where load=panel ||
+        bad="$bad panel"
+    rm -rf "$wd"
+    verdict "conv_cond_gate TMA" "two pairs of maps, boxes by tap (K-major or M-major), the condition's panels transposed"
+fi
 # rownorm's tile: 16-bit rows that are adjacent and aligned (a LayerNorm
 # over C of [B, C, T], as ConvNeXt's was before dwconv_ln took it) load 8
 # rows by one 16-byte load, guarded by the block's rows dividing T; f32

@@ -51,10 +51,16 @@ run "split 1x1 conv pp BM=128" 3 "$src/tools/bench/gated_tanh_residual.pat" --di
     --kernel k2_conv1x1_split_residual --where sched=pp --where BM=128 --configs 3
 # the unfused layer's gate in the condition conv's epilogue: both halves
 # staged channel-first, the residual added to each on the copy-out, gated
-# in pairs (the register epilogue under pp and ws, the staged one at sync)
+# in pairs (the register epilogue under pp and ws, the staged one at sync;
+# T = 96, where conv_cond_gate does not match)
 for sc in pp ws sync; do
-    run "gate $sc" 4 "$w" --dim B=2 --dim C=512 --dim H=64 --dim T=128 --unfuse all \
-        --kernel k9_conv1x1_residual_gate --where path=wgmma --where sched=$sc --configs 4
+    run "gate $sc" 4 "$w" --dim B=2 --dim C=512 --dim H=64 --dim T=96 --unfuse all \
+        --kernel k4_conv1x1_residual_gate --where path=wgmma --where sched=$sc --configs 4
+done
+# conv_cond_gate by TMA: the dilated conv's K tiles K-major (x channel-last,
+# DIL = 2) or M-major (DIL = 8), the condition's M-major, one ring
+for k in k7_conv_cond_gate k12_conv_cond_gate; do
+    run "fold $k" 8 "$src/tests/kernels/conv_cond_gate.pat" --kernel $k --where load=tma --configs 8
 done
 run "ln ws STAGES=3" 3 "$src/tests/kernels/gemm_ln_gelu_f16.pat" --dim M=256 --dim K=768 \
     --kernel k1_ln_gemm_gelu --where sched=ws --where ln=prepass --where STAGES=3 --configs 3
