@@ -113,6 +113,21 @@ opencl)
     echo "== wavenet_layer, dilation 2: its conv's x channel-last, written by the elementwise kernel"
     relaid dil2 "--dim B=2 --dim C=64 --dim H=8 --dim T=128" k8_conv1d \
         '^ +out: transpose@24:14 f16\[2, 128, 64\]$' "x was not written channel-last"
+    echo "== the same two layers unfused: the dilated conv and the condition's conv as one GEMM"
+    # (conv_cond_gate, at these multiples of 64: its K runs over both convs,
+    # its epilogue gates; the relaid weight and the channel-last x as above)
+    # folded TAG CONV T DIL: relaid's TAG layer at T and DIL, unfused
+    folded() {
+        wv="$SRC/examples/wavenet_layer.pat --dim B=2 --dim C=64 --dim H=8 --dim T=$3 --dim DIL=$4"
+        # shellcheck disable=SC2086
+        "$KGEN" build $wv --arch opencl --unfuse all -o "$W/$1.unf" >"$W/$1.unf.txt" ||
+            fail "$1: unfused build"
+        grep -q "^int wavenet_layer_$2_conv_cond_gate(" "$W/$1.unf/fused.h" ||
+            fail "$1: unfused, no conv_cond_gate kernel"
+        demo "$W/$1.unf" "$W/$1.ref"
+    }
+    folded dil8 k7 64 8
+    folded dil2 k8 128 2
 
     echo "== tuned, nearest-tuned and two-variant builds"
     WN="$SRC/examples/wavenet_layer.pat --dim B=2 --dim C=16 --dim H=8"

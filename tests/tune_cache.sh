@@ -603,6 +603,15 @@ assert abs(sum(ms[k] for k in f) - o["fused_ms"]) < 1e-4 * o["fused_ms"], (ms, o
 assert abs(sum(ums[k] for k in u) - o["unfused_ms"]) < 1e-4 * o["unfused_ms"], (ums, o)
 assert o["choice"] == ("unfused" if o["unfused_ms"] < o["fused_ms"] else "fused"), o
 EOF
+# At multiples of 64 the unfused gate takes the dilated conv too
+# (conv_cond_gate: both convs as one GEMM), which the fused plan runs as a
+# kernel of its own: the fused side holds three kernels
+FOLDW="$SRC/examples/wavenet_layer.pat --dim B=1 --dim C=64 --dim H=8 --dim T=64"
+# shellcheck disable=SC2086
+"$KGEN" tune $FOLDW --arch opencl --db "$W/fold.db" --budget 2 >"$W/out" ||
+    fail "fold: tune exited $?"
+grep -Eq "^k10_gated_tanh_residual +(fused|unfused): fused \(k8_conv1d \+ k9_conv1x1_residual \+ k10_gated_tanh_residual\) [0-9.]+ ms, unfused \(k8_conv_cond_gate \+ k9_conv1x1_split_residual\) [0-9.]+ ms$" "$W/out" ||
+    fail "fold: no choice line: $(cat "$W/out")"
 # ConvNeXt (section 1's run): unfused, dwconv_ln takes the depthwise conv,
 # which the fused plan runs as a kernel of its own; the fused side counts it
 py "$W/convnext_block.1.json" <<'EOF' || fail "convnext: the sides of ln_gemm_gelu"
