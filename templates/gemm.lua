@@ -3789,13 +3789,28 @@ local function tma_issue(P, design, ta, only)
   local bytes = only == "a" and "BM * BK" or only == "b" and "BN * BK" or
     (ta and "BM * BK + " or "") .. "BN * BK"
   local t = { ta and "        {" or "        if (tid == 0) {" }
+  -- (convt: a copy a panel of 64 rows, (t shifted by the K tile's tap,
+  -- channel, b), or (channel, t, b) where x is channel-last (K-major
+  -- chunks); ind: the lines' indent)
+  local function convt_copies(A, ind)
+    t[#t + 1] = ind .. string.format("const int tap = (int)(k0 / %d);", A.Cig)
+    t[#t + 1] = ind .. "#pragma unroll"
+    t[#t + 1] = ind .. "for (int p = 0; p < BM / 64; p++) {"
+    t[#t + 1] = ind .. "  const long r = m0 + 64 * p;"
+    local tc = string.format("(int)(r %% %s) + tap * %d - %d", lit(A.Tout), A.dil, A.pad)
+    local cc = string.format("(int)(k0 %% %d)", A.Cig)
+    if A.sxC == 1 then tc, cc = cc, tc end
+    t[#t + 1] = ind .. string.format("  kg_tma3(as_w + p * 4096, &kg_tmA, %s, %s, (int)(r / %s), &gemm_full[ws]);",
+      tc, cc, lit(A.Tout))
+    t[#t + 1] = ind .. "}"
+  end
   if only ~= "b" then
     t[#t + 1] = "          kg_mb_expect(&gemm_full[ws], (unsigned)((" .. bytes .. ") * sizeof(*bs_w)));"
   end
   if only == "b" then ta = false end
   if ta and P.A.kind == "ksplit" then
     -- (conv_cond_gate, ksplit_tma: below K1 the dilated conv's boxes of x
-    -- channel-last and its weight's rows, past it the condition's M-major
+    -- (as convt's) and its weight's rows, past it the condition's M-major
     -- panels and wc's rows, from the second pair of maps)
     local A, lo, hi = P.A, P.A.lo, P.A.hi
     local T = lit(hi.mp.rd[2][1])
@@ -3808,16 +3823,7 @@ local function tma_issue(P, design, ta, only)
       t[#t + 1] = "            }"
     end
     t[#t + 1] = "          if (k0 < " .. lit(A.K1) .. ") {"
-    t[#t + 1] = string.format("            const int tap = (int)(k0 / %d);", lo.Cig)
-    t[#t + 1] = "            #pragma unroll"
-    t[#t + 1] = "            for (int p = 0; p < BM / 64; p++) {"
-    t[#t + 1] = "              const long r = m0 + 64 * p;"
-    local tc = string.format("(int)(r %% %s) + tap * %d - %d", lit(lo.Tout), lo.dil, lo.pad)
-    local cc = string.format("(int)(k0 %% %d)", lo.Cig)
-    if lo.sxC == 1 then tc, cc = cc, tc end   -- (channel-last: K-major chunks)
-    t[#t + 1] = string.format("              kg_tma3(as_w + p * 4096, &kg_tmA, %s, %s, (int)(r / %s), &gemm_full[ws]);",
-      tc, cc, lit(lo.Tout))
-    t[#t + 1] = "            }"
+    convt_copies(lo, "            ")
     bcopies("kg_tmB", P.B.lo.mp)
     t[#t + 1] = "          } else {"
     t[#t + 1] = "            #pragma unroll"
@@ -3831,19 +3837,7 @@ local function tma_issue(P, design, ta, only)
     t[#t + 1] = "        }"
     return table.concat(t, "\n")
   elseif ta and P.A.kind == "convt" then
-    -- (convt: a copy a panel of 64 rows, (t shifted by the K tile's tap,
-    -- channel, b))
-    local A = P.A
-    t[#t + 1] = string.format("          const int tap = (int)(k0 / %d);", A.Cig)
-    t[#t + 1] = "          #pragma unroll"
-    t[#t + 1] = "          for (int p = 0; p < BM / 64; p++) {"
-    t[#t + 1] = "            const long r = m0 + 64 * p;"
-    local tc = string.format("(int)(r %% %s) + tap * %d - %d", lit(A.Tout), A.dil, A.pad)
-    local cc = string.format("(int)(k0 %% %d)", A.Cig)
-    if A.sxC == 1 then tc, cc = cc, tc end   -- (channel-last: K-major chunks)
-    t[#t + 1] = string.format("            kg_tma3(as_w + p * 4096, &kg_tmA, %s, %s, (int)(r / %s), &gemm_full[ws]);",
-      tc, cc, lit(A.Tout))
-    t[#t + 1] = "          }"
+    convt_copies(P.A, "          ")
   elseif ta and tma_m(P, design) then
     -- (tma_m: a copy a panel of 64 rows, its (t, k, b) or (m, k))
     local mp = P.A.mp
