@@ -3804,6 +3804,28 @@ local function tma_issue(P, design, ta, only)
       tc, cc, lit(A.Tout))
     t[#t + 1] = ind .. "}"
   end
+  -- (an M-major A of map mp: a copy a panel of 64 rows, its (t, k, b) or
+  -- (m, k), through tensor map `map` at K offset k)
+  local function m_panels(mp, map, k, ind)
+    local c = #mp.rd == 2 and { "(int)(r % " .. lit(mp.rd[2][1]) .. ")", k, "(int)(r / " ..
+      lit(mp.rd[2][1]) .. ")" } or { "(int)r", k }
+    if #mp.zd == 1 and mp.zd[1][2] ~= 0 then c[#c + 1] = "(int)z" end
+    t[#t + 1] = ind .. "#pragma unroll"
+    t[#t + 1] = ind .. "for (int p = 0; p < BM / 64; p++) {"
+    t[#t + 1] = ind .. "  const long r = m0 + 64 * p;"
+    t[#t + 1] = ind .. string.format("  kg_tma%d(as_w + p * 4096, &%s, %s, &gemm_full[ws]);", #c, map,
+      table.concat(c, ", "))
+    t[#t + 1] = ind .. "}"
+  end
+  -- (gemm_glu's B: each group's value and gate rows from the two halves)
+  local function glu_b(map, mp, k, ind)
+    t[#t + 1] = ind .. "#pragma unroll"
+    t[#t + 1] = ind .. "for (int g = 0; g < BN / GEMM_GLU_G; g++) {"
+    t[#t + 1] = ind .. "  " .. call("bs_w + g * GEMM_GLU_G * BK", map, mp, "n0 + g * (GEMM_GLU_G / 2)", "0", false, k)
+    t[#t + 1] = ind .. "  " .. call("bs_w + (g * GEMM_GLU_G + GEMM_GLU_G / 2) * BK", map, mp,
+      "n0 + g * (GEMM_GLU_G / 2)", "1", false, k)
+    t[#t + 1] = ind .. "}"
+  end
   if only ~= "b" then
     t[#t + 1] = "          kg_mb_expect(&gemm_full[ws], (unsigned)((" .. bytes .. ") * sizeof(*bs_w)));"
   end
@@ -3812,44 +3834,21 @@ local function tma_issue(P, design, ta, only)
     -- (conv_cond_gate, ksplit_tma: below K1 the dilated conv's boxes of x
     -- (as convt's) and its weight's rows, past it the condition's M-major
     -- panels and wc's rows, from the second pair of maps)
-    local A, lo, hi = P.A, P.A.lo, P.A.hi
-    local T = lit(hi.mp.rd[2][1])
-    local function bcopies(map, mp, k)
-      t[#t + 1] = "            #pragma unroll"
-      t[#t + 1] = "            for (int g = 0; g < BN / GEMM_GLU_G; g++) {"
-      t[#t + 1] = "              " .. call("bs_w + g * GEMM_GLU_G * BK", map, mp, "n0 + g * (GEMM_GLU_G / 2)", "0", false, k)
-      t[#t + 1] = "              " .. call("bs_w + (g * GEMM_GLU_G + GEMM_GLU_G / 2) * BK", map, mp,
-        "n0 + g * (GEMM_GLU_G / 2)", "1", false, k)
-      t[#t + 1] = "            }"
-    end
+    local A, ind = P.A, "            "
+    local k = "(int)(k0 - " .. lit(A.K1) .. ")"
     t[#t + 1] = "          if (k0 < " .. lit(A.K1) .. ") {"
-    convt_copies(lo, "            ")
-    bcopies("kg_tmB", P.B.lo.mp)
+    convt_copies(A.lo, ind)
+    glu_b("kg_tmB", P.B.lo.mp, nil, ind)
     t[#t + 1] = "          } else {"
-    t[#t + 1] = "            #pragma unroll"
-    t[#t + 1] = "            for (int p = 0; p < BM / 64; p++) {"
-    t[#t + 1] = "              const long r = m0 + 64 * p;"
-    t[#t + 1] = string.format("              kg_tma3(as_w + p * 4096, &kg_tmA2, (int)(r %% %s), " ..
-      "(int)(k0 - %s), (int)(r / %s), &gemm_full[ws]);", T, lit(A.K1), T)
-    t[#t + 1] = "            }"
-    bcopies("kg_tmB2", P.B.hi.mp, "(int)(k0 - " .. lit(A.K1) .. ")")
+    m_panels(A.hi.mp, "kg_tmA2", k, ind)
+    glu_b("kg_tmB2", P.B.hi.mp, k, ind)
     t[#t + 1] = "          }"
     t[#t + 1] = "        }"
     return table.concat(t, "\n")
   elseif ta and P.A.kind == "convt" then
     convt_copies(P.A, "          ")
   elseif ta and tma_m(P, design) then
-    -- (tma_m: a copy a panel of 64 rows, its (t, k, b) or (m, k))
-    local mp = P.A.mp
-    local c = #mp.rd == 2 and { "(int)(r % " .. lit(mp.rd[2][1]) .. ")", "(int)k0", "(int)(r / " ..
-      lit(mp.rd[2][1]) .. ")" } or { "(int)r", "(int)k0" }
-    if #mp.zd == 1 and mp.zd[1][2] ~= 0 then c[#c + 1] = "(int)z" end
-    t[#t + 1] = "          #pragma unroll"
-    t[#t + 1] = "          for (int p = 0; p < BM / 64; p++) {"
-    t[#t + 1] = "            const long r = m0 + 64 * p;"
-    t[#t + 1] = string.format("            kg_tma%d(as_w + p * 4096, &kg_tmA, %s, &gemm_full[ws]);", #c,
-      table.concat(c, ", "))
-    t[#t + 1] = "          }"
+    m_panels(P.A.mp, "kg_tmA", "(int)k0", "          ")
   elseif ta then
     t[#t + 1] = "          " .. call("as_w", "kg_tmA", operand(P, "A", design).mp, "m0")
   end
@@ -3870,13 +3869,7 @@ local function tma_issue(P, design, ta, only)
       t[#t + 1] = "          " .. mcall("bs_w + GEMM_MCR * (BN / 2) * BK", "n0 + GEMM_MCR * (BN / 2)")
     end
   elseif P.glu then
-    t[#t + 1] = "          #pragma unroll"
-    t[#t + 1] = "          for (int g = 0; g < BN / GEMM_GLU_G; g++) {"
-    t[#t + 1] = "            " .. call("bs_w + g * GEMM_GLU_G * BK", "kg_tmB", P.B.mp,
-      "n0 + g * (GEMM_GLU_G / 2)", "0")
-    t[#t + 1] = "            " .. call("bs_w + (g * GEMM_GLU_G + GEMM_GLU_G / 2) * BK", "kg_tmB", P.B.mp,
-      "n0 + g * (GEMM_GLU_G / 2)", "1")
-    t[#t + 1] = "          }"
+    glu_b("kg_tmB", P.B.mp, nil, "          ")
   else
     t[#t + 1] = "          " .. call("bs_w", "kg_tmB", P.B.mp, "n0")
   end
@@ -4126,28 +4119,26 @@ local function emit_wgmma(spec, P, design)
     -- (ksplit_tma: K tiles below K1 K-major where x is channel-last, the
     -- rest M-major panels; all M-major where x is channel-first)
     local kmaj = P.A.lo.sxC == 1
+    local function tile(mma, step)
+      return fill([[
+          #pragma unroll
+          for (int mi = 0; mi < GEMM_MI; mi++) {
+            const unsigned long long ad = kg_wg_desc(as_c + GEMM_ROW64(mi) * BK);
+            #pragma unroll
+            for (int j = 0; j < BK / 16; j++) $mma(&acc[mi][0][0], ad + $step * j, bd + 2 * j);
+          }
+]], { mma = mma, step = step })
+    end
     mmas = fill([[
       kg_wg_fence();
       {
         const unsigned long long bd = kg_wg_desc(bs_c + wn * GEMM_WTN * BK);
         if (kt * BK < $K1) {
-          #pragma unroll
-          for (int mi = 0; mi < GEMM_MI; mi++) {
-            const unsigned long long ad = kg_wg_desc(as_c + GEMM_ROW64(mi) * BK);
-            #pragma unroll
-            for (int j = 0; j < BK / 16; j++) $lomma(&acc[mi][0][0], ad + $lostep * j, bd + 2 * j);
-          }
-        } else {
-          #pragma unroll
-          for (int mi = 0; mi < GEMM_MI; mi++) {
-            const unsigned long long ad = kg_wg_desc(as_c + GEMM_ROW64(mi) * BK);
-            #pragma unroll
-            for (int j = 0; j < BK / 16; j++) kg_wg_mmat(&acc[mi][0][0], ad + 128 * j, bd + 2 * j);
-          }
-        }
+$lo        } else {
+$hi        }
       }
-      kg_wg_commit();]], { K1 = lit(P.A.K1), lomma = kmaj and "kg_wg_mma" or "kg_wg_mmat",
-                            lostep = kmaj and "2" or "128" })
+      kg_wg_commit();]], { K1 = lit(P.A.K1), lo = tile(kmaj and "kg_wg_mma" or "kg_wg_mmat", kmaj and "2" or "128"),
+                            hi = tile("kg_wg_mmat", "128") })
   elseif ss or mode then
     mmas = fill([[
       kg_wg_fence();
