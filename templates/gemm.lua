@@ -3372,7 +3372,18 @@ $act]], { v = v, act = act ~= "" and "        " .. act .. "\n" or "",
   -- scale to out; the rest is skip's, stored as it is; a run never
   -- straddles C, vec_epi)
   local gated = P.epi == "gated"
-  local rload, radd, rdecl = "", "", P.res and ", rv[4]" or ""
+  -- runs a thread per pass of the copy-out: 4, or with one residual every
+  -- run of the thread's up to 16, so that all their 16-byte loads are in
+  -- flight at once (4 at a time left the copy-out waiting a memory latency
+  -- a pass: a residual cost a 49152 x 1024, K = 512 GEMM 33 us on the
+  -- H200, performance.md attempt 30); the accumulators are dead by then
+  local U = "4"
+  if P.res and not gate then
+    U = "GEMM_RU"
+    ctdef = ctdef .. "\n#define GEMM_RU0 (BM * GEMM_BNL / 8 / GEMM_NT)" ..
+      "\n#define GEMM_RU (GEMM_RU0 > 16 ? 16 : GEMM_RU0 < 4 ? 4 : GEMM_RU0)"
+  end
+  local rload, radd, rdecl = "", "", P.res and ", rv[" .. U .. "]" or ""
   if gate and not P.res then
     -- (conv_cond_gate: the halves as they are, gated in pairs)
     rdecl = ", fv[4]"
@@ -3433,17 +3444,6 @@ $pairs            ov[u] = zq;
 ]], { ct = ct, st = kg.store(spec, P.dt, "pk_o", "j", v), open = gated and "if (nb < " .. lit(P.C) .. ") {" or "{" })
   end
   local store = fill("*(uint4 *)($o + ($a)) = ov[u];", { o = P.out.arg.cname, a = addr(P.out, "z", "mb", "nb") })
-  -- runs a thread per pass of the copy-out: 4, or with one residual every
-  -- run of the thread's up to 16, so that all their 16-byte loads are in
-  -- flight at once (4 at a time left the copy-out waiting a memory latency
-  -- a pass: a residual cost a 49152 x 1024, K = 512 GEMM 33 us on the
-  -- H200, performance.md attempt 30); the accumulators are dead by then
-  local U = "4"
-  if P.res and not gate then
-    U = "GEMM_RU"
-    ctdef = ctdef .. "\n#define GEMM_RU (BM * GEMM_BNL / 8 / GEMM_NT > 16 ? 16 : " ..
-      "BM * GEMM_BNL / 8 / GEMM_NT < 4 ? 4 : BM * GEMM_BNL / 8 / GEMM_NT)"
-  end
   if gated then
     store = fill("if (nb < $C) $st\n          else *(uint4 *)($s + ($a)) = ov[u];", {
       C = lit(P.C), st = store, s = P.skip.arg.cname, a = addr(P.skip, "z", "mb", "(nb - " .. lit(P.C) .. ")") })
@@ -3493,7 +3493,7 @@ $radd          $store
     }
 ]], { staging = staging(fill("      $ct *const hp = ($ct *)gemm_ct + $base;\n", { ct = ct, base = base }), put),
       ct = ct, walk = walk, toff = toff, U = U,
-      rdecl = rdecl:gsub("%[4%]", "[" .. U .. "]"), rload = rload, radd = radd, store = store })
+      rdecl = rdecl, rload = rload, radd = radd, store = store })
   if tst then
     -- the TMA store: the tile's generic stores are fenced for the async
     -- proxy, then one thread stores each panel.  sched=pp: the consumer's
