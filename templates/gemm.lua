@@ -129,6 +129,11 @@
 -- tile: thread 0 copies that tile's whole K panel of B once (its own
 -- mbarrier, gemm_bfull), the ring carries A alone, and the column vectors
 -- load once a block.  B crosses L2 once a block, not once a tile.
+-- load=tmares (sched=ws, A by TMA, a residual on the register epilogue):
+-- tma, and the residual through the ring (res_tmap): after a tile's K
+-- tiles thread 0 copies its BN / 64 chunks of 64 columns into the A parts
+-- of the next ring slots, one TMA box each on the slot's full barrier; the
+-- copy-out reads them there and hands the slots back.
 -- load=cp4 (mma, f32, an A read along M: the conv's view, a strided
 -- view): A's tile fills by cp.async a value (4 bytes) at a time, zero
 -- outside x, in the stage ring with B, so its loads run STAGES - 1 K tiles
@@ -150,10 +155,11 @@ local T = {
     prologue = { "regs", "smem" },   -- wgmma: where A's prologue runs (a_desc)
     sched = { "sync", "ws", "pp" },  -- wgmma: one team, a producer warpgroup (ws), or that and
                                      -- two consumers on alternate tiles of a persistent block (pp)
-    load = { "cp", "tma", "mcast", "cp4", "panel" }, -- ws/pp: the producer copies by cp.async,
-                                     -- by TMA, or by TMA multicast to a cluster of two blocks
-                                     -- sharing B; cp4: mma's f32 A rows by cp.async, a value at
-                                     -- a time; panel (pp): A by TMA, B's whole K panel once
+    load = { "cp", "tma", "mcast", "cp4", "panel", "tmares" }, -- ws/pp: the producer copies by
+                                     -- cp.async, by TMA, or by TMA multicast to a cluster of two
+                                     -- blocks sharing B; cp4: mma's f32 A rows by cp.async, a
+                                     -- value at a time; panel (pp): A by TMA, B's whole K panel
+                                     -- once; tmares (ws): tma, and the residual's tile by TMA
   },
   tuning = {
     BM = { 16, 32, 64, 128, 256 },
@@ -649,7 +655,9 @@ local function cp4_ok(P, design)
 end
 
 -- load=tma or panel: copies by TMA (load=panel is tma with B's panel kept)
-local function tma_ld(design) return design.load == "tma" or design.load == "panel" end
+local function tma_ld(design)
+  return design.load == "tma" or design.load == "panel" or design.load == "tmares"
+end
 
 -- a tap-major conv (kind "convt") whose A tiles are TMA boxes of x, each
 -- K tile tap j's at t + j * dilation - padding, zero outside x (the
@@ -960,6 +968,67 @@ local function tma_store(P, design, cfg)
   return not cfg or ((P.glu and cfg.BN // 2 or cfg.BN) // cfg.WN) % 64 == 0
 end
 
+-- load=tmares: the residual's tile goes through the stage ring as BN / 64
+-- more K tiles of the ws producer: after a tile's last K tile it copies
+-- each 64 columns of the residual (BM rows, unswizzled, the residual's
+-- contiguous axis first: BM x 64 values, an A stage's size) into the A
+-- part of the next ring slot by TMA, as soon as the consumers free it.
+-- The copy-out reads the residual there instead of waiting on DRAM at the
+-- end of the tile, when every block of a wave asks for its residual at
+-- once, and the stages need no more shared memory (the epilogue's 16-bit
+-- tile lies over the B parts).  Returns the tensor map (its box from cfg,
+-- where given) and the box's coordinates as C expressions of m0, n0, z
+-- and the chunk rc; nil where the residual has no such map.  Rows (b, t)
+-- with t contiguous take one box within a batch entry (the constraints
+-- ask T % BM == 0 there); gated's residual covers the columns below C,
+-- and a box past them reads zeros.
+local function res_tmap(spec, P, cfg)
+  local mp = P.res
+  if not mp or P.epi == "gate" or P.glu or mp.arg.dtype ~= P.dt or #mp.cd ~= 1 or #mp.zd > 1 then
+    return nil
+  end
+  local es = P.dt == "f32" and 4 or 2
+  local idx
+  for i, a in ipairs(spec.args) do if a.cname == mp.arg.cname then idx = i end end
+  local t = { arg = idx, dtype = P.dt, off = mp.off * es, swizzle = 0, dims = {}, strides = {}, box = {} }
+  local c = {}
+  -- (the first axis contiguous, the others' strides positive multiples of
+  -- 16 bytes, as a tensor map needs)
+  local function axis(n, st, b, e)
+    if #t.dims > 0 then
+      if st <= 0 or st * es % 16 ~= 0 then return false end
+      t.strides[#t.strides + 1] = st * es
+    elseif st ~= 1 then
+      return false
+    end
+    t.dims[#t.dims + 1], t.box[#t.box + 1], c[#c + 1] = n, b, e
+    return true
+  end
+  local bm, nc = cfg and cfg.BM or 0, "(int)(n0 + 64 * rc)"
+  local C, R, ok = mp.cd[1], mp.rd[#mp.rd], false
+  if out_mfast(P) then
+    if #mp.rd == 2 then
+      ok = axis(R[1], R[2], bm, "(int)(m0 % " .. lit(R[1]) .. ")") and axis(C[1], C[2], 64, nc) and
+        axis(mp.rd[1][1], mp.rd[1][2], 1, "(int)(m0 / " .. lit(R[1]) .. ")")
+    elseif #mp.rd == 1 then
+      ok = axis(R[1], R[2], bm, "(int)m0") and axis(C[1], C[2], 64, nc)
+    end
+  elseif #mp.rd == 1 then
+    ok = axis(C[1], C[2], 64, nc) and axis(R[1], R[2], bm, "(int)m0")
+  end
+  if ok and #mp.zd == 1 then ok = axis(mp.zd[1][1], mp.zd[1][2], 1, "(int)z") end
+  if not ok or #t.dims > 4 or mp.off * es % 16 ~= 0 then return nil end
+  return t, c
+end
+
+-- does the kernel of this design take its residual by TMA (load=tmares
+-- where it applies; elsewhere the design point is tma's code, whose
+-- configs the constraints refuse)?
+local function res_tma(spec, P, design)
+  return design.load == "tmares" and design.sched == "ws" and reg_epi(P, design) and
+    (tma_a(P, design) or tma_m(P, design)) and res_tmap(spec, P) ~= nil
+end
+
 -- blocks along M and N: gemm_glu's tile of BN columns covers BN / 2 outputs
 local function tiles_mn(P, cfg)
   local bnl = P.glu and cfg.BN // 2 or cfg.BN
@@ -1131,6 +1200,24 @@ function T.constraints(spec, cfg)
       local g = conv_geom(P)
       if conv_w(g, cfg.BM) > 256 or g.nch > 256 then
         return false, "load=tma: the conv's raw rows in one box (at most 256 values a side)"
+      end
+    end
+    if cfg.load == "tmares" then
+      if cfg.sched ~= "ws" then return false, "load=tmares: the residual copied by a ws producer" end
+      if not (tma_a(P, cfg) or tma_m(P, cfg)) then return false, "load=tmares: A by TMA (no prologue)" end
+      if not reg_epi(P, cfg) or not res_tmap(spec, P) then
+        return false, "load=tmares: a residual with a tensor map, on the register epilogue"
+      end
+      if out_mfast(P) and #P.res.rd == 2 and P.res.rd[2][1] % cfg.BM ~= 0 then
+        return false, "load=tmares: a row tile within one batch entry (T % BM == 0)"
+      end
+      -- (the residual's BN / 64 chunks in as many ring slots at once, and
+      -- the epilogue's 16-bit tile within the B parts of the stages)
+      if cfg.BN % 64 ~= 0 or cfg.BN // 64 > cfg.STAGES then
+        return false, "load=tmares: the residual's 64-column chunks in the ring at once (BN / 64 <= STAGES)"
+      end
+      if (out_mfast(P) and cfg.BN * (cfg.BM + 8) or cfg.BM * (cfg.BN + 8)) > cfg.STAGES * cfg.BN * cfg.BK then
+        return false, "load=tmares: the epilogue's tile within the stages' B parts"
       end
     end
     if cfg.load == "panel" then
@@ -1392,7 +1479,10 @@ function T.rank(spec, cfg)
   -- MAC; a second block on the SM runs its K loop meanwhile (measured on
   -- the H100, 2026-11-25: at K = 256 to 512, two 128 x 128 blocks an SM
   -- beat one 128 x 256 by up to 23%)
-  local ek2 = 128 + (P.res and 64 or 0) + ((P.epi == "gelu" or P.epi == "gated" or P.glu) and 64 or 0)
+  -- (load=tmares: the residual waits in shared memory; a guess, to be
+  -- replaced by a measurement)
+  local ek2 = 128 + (P.res and (cfg.load == "tmares" and 24 or 64) or 0) +
+    ((P.epi == "gelu" or P.epi == "gated" or P.glu) and 64 or 0)
   -- (sched=pp: one consumer's epilogue runs beside the other's MMAs)
   local epi = cfg.BN * ek2 * (conc < 2 and 1 or pp and 0.25 or 0.5)
   -- (load=tma: one thread's copies in place of 128 threads' cp.async, and
@@ -1403,7 +1493,7 @@ function T.rank(spec, cfg)
   -- BN = 128, and lost by 25% at K = 512, where it leaves the A ring too
   -- little shared memory: docs/performance.md attempts 19 and 20)
   local panel = P.K * cfg.BN * 2 <= 65536 and 0.88 or 1.1   -- (16-bit: wgmma)
-  local tma = cfg.load == "tma" and 0.93 or cfg.load == "panel" and panel or 1
+  local tma = (cfg.load == "tma" or cfg.load == "tmares") and 0.93 or cfg.load == "panel" and panel or 1
   return tma * spill * rounds * conc * cfg.BM * ((cfg.BN + pass) * kpad / (ew * et * ek * es * ea) + stats + epi)
 end
 
@@ -1418,7 +1508,7 @@ function T.launch(spec, cfg)
     smem = wgmma_smem(P, cfg)
   end
   -- load=tma: A's tensor map (where A goes by TMA), then B's, the conv's raw
-  -- rows' (conv_tma) and the output's (tma_store)
+  -- rows' (conv_tma), the output's (tma_store) and the residual's (tmares)
   -- (mcast: B's tile in two halves, one a block; the grid in pairs of
   -- blocks over pairs of row tiles)
   local tm
@@ -1439,6 +1529,7 @@ function T.launch(spec, cfg)
       P.glu and cfg.BN // cfg.WN // 2 or mc and cfg.BN // 2 or cfg.BN, P.glu)
     if conv_tma(P, cfg) then tm[#tm + 1] = conv_tmap(spec, P, cfg) end
     if tma_store(P, cfg, cfg) then tm[#tm + 1] = tmap_of(spec, P, P.out, cfg.BM) end
+    if cfg.load == "tmares" then tm[#tm + 1] = (res_tmap(spec, P, cfg)) end
   end
   if mc then tiles = 2 * kg.cdiv(tm_, 2) * tn_ end
   if cfg.path == "wgmma" and cfg.sched == "pp" then
@@ -3249,6 +3340,7 @@ local function reg_epilogue(spec, P, design)
   local h2 = P.dt == "bf16" and "__nv_bfloat162" or "__half2"
   local pk = P.dt == "bf16" and "__floats2bfloat162_rn" or "__floats2half2_rn"
   local tst = tma_store(P, design)
+  local tres = res_tma(spec, P, design)
   -- (the gate: both halves go to the tile, value columns first, and the
   -- copy-out adds the residual to each and gates them; reg_epi: mf)
   local gate = P.epi == "gate"
@@ -3431,6 +3523,17 @@ $pairs            ov[u] = zq;
         if (e < BM * GEMM_BNL / 8 && mb < GEMM_M && nb < $rn)
           rv[u] = *(const uint4 *)($r + ($a));
 ]], { r = P.res.arg.cname, a = addr(P.res, "z", "mb", "nb"), rn = gated and lit(P.C) or "GEMM_N" })
+    -- (load=tmares: the run from its 64 columns' ring slot, the chunk
+    -- rc = nl0 / 64 of the K tiles after the tile's last; zero past the
+    -- residual's edges)
+    if tres then
+      rload = fill([[
+        rv[u] = make_uint4(0u, 0u, 0u, 0u);
+        if (e < BM * GEMM_BNL / 8)
+          rv[u] = *(const uint4 *)(gemm_as + (it + (unsigned)GEMM_KT + (unsigned)(nl0 / 64)) % STAGES * (BM * BK) +
+                                   $roff);
+]], { roff = mf and "nl0 % 64 * BM + ri0" or "ri0 * 64 + nl0 % 64" })
+    end
     local v = kg.load(spec, P.dt, "xr", "j") .. " + " .. kg.load(spec, P.dt, "xo", "j")
     if gated then v = "(" .. v .. ") * " .. kg.float(P.scale) end
     radd = fill([[
@@ -3469,7 +3572,7 @@ $put
   local epi = kg.line() .. "\n" .. fill([[
     GEMM_CSYNC();
 $staging    GEMM_CSYNC();
-    #pragma unroll 1
+$rwait    #pragma unroll 1
     for (int e0 = tid; e0 < BM * GEMM_BNL / 8; e0 += $U * GEMM_NT) {
       uint4 ov[$U]$rdecl;
       #pragma unroll
@@ -3491,9 +3594,23 @@ $radd          $store
         }
       }
     }
-]], { staging = staging(fill("      $ct *const hp = ($ct *)gemm_ct + $base;\n", { ct = ct, base = base }), put),
+$rfree]], { staging = staging(fill("      $ct *const hp = ($ct *)gemm_ct + $base;\n", { ct = ct, base = base }), put),
       ct = ct, walk = walk, toff = toff, U = U,
-      rdecl = rdecl, rload = rload, radd = radd, store = store })
+      rdecl = rdecl, rload = rload, radd = radd, store = store,
+      -- (load=tmares: the residual's chunks have landed in their slots,
+      -- which the consumers hand back once the copy-out has read them)
+      rwait = tres and [[
+    #pragma unroll
+    for (int rc = 0; rc < GEMM_BNL / 64; rc++) {
+      const unsigned q = it + (unsigned)GEMM_KT + (unsigned)rc;
+      kg_mb_wait(&gemm_full[q % STAGES], (q / STAGES) & 1u);
+    }
+]] or "",
+      rfree = tres and [[
+    #pragma unroll
+    for (int rc = 0; rc < GEMM_BNL / 64; rc++)
+      kg_mb_arrive(&gemm_empty[(it + (unsigned)GEMM_KT + (unsigned)rc) % STAGES]);
+]] or "" })
   if tst then
     -- the TMA store: the tile's generic stores are fenced for the async
     -- proxy, then one thread stores each panel.  sched=pp: the consumer's
@@ -4088,6 +4205,7 @@ local function emit_wgmma(spec, P, design)
   local mode = a_desc(P, design)
   local early, late, xf = nil, nil, ""
   local ta = tma_a(P, design) or tma_m(P, design)
+  local tres = res_tma(spec, P, design)
   if ss then
     ast = "BM * BK"
     early, late = ta and "" or loader_swz(spec, P, design, "A"), ""
@@ -4253,7 +4371,8 @@ $hi        }
     (P.A.kind == "ksplit" and tma and
       ",\n    const __grid_constant__ kg_tmap kg_tmA2,\n    const __grid_constant__ kg_tmap kg_tmB2" or "") ..
     (cvt and ",\n    const __grid_constant__ kg_tmap kg_tmX" or "") ..
-    (tma_store(P, design) and "\n#if GEMM_TST\n    , const __grid_constant__ kg_tmap kg_tmO\n#endif\n   " or "")
+    (tma_store(P, design) and "\n#if GEMM_TST\n    , const __grid_constant__ kg_tmap kg_tmO\n#endif\n   " or "") ..
+    (tres and ",\n    const __grid_constant__ kg_tmap kg_tmR" or "")
   -- mcast: the pair's cluster, and its barrier before either block exits
   -- (the other may still copy into it or release its stages)
   local mccl = mc and " GEMM_MCCL" or ""
@@ -4318,6 +4437,21 @@ $copy
         }
       }
 ]], { ct = ct, copy = tma_issue(P, design, ta, "b") }) .. body
+      end
+      -- load=tmares: after the tile's K tiles, its residual's 64-column
+      -- chunks into the A parts of the next ring slots, as K tiles (ta:
+      -- thread 0 walks the ring)
+      if tres then
+        local _, c = res_tmap(spec, P)
+        body = body .. fill([[
+      for (int rc = 0; rc < GEMM_BNL / 64; rc++) {
+        const unsigned q = it + (unsigned)GEMM_KT + (unsigned)rc;
+        const int ws = (int)(q % STAGES);
+        kg_mb_wait(&gemm_empty[ws], ((q / STAGES) & 1u) ^ 1u);
+        kg_mb_expect(&gemm_full[ws], (unsigned)(BM * 64 * sizeof($ct)));
+        kg_tma$n(gemm_as + ws * $ast, &kg_tmR, $c, &gemm_full[ws]);
+      }
+]], { ct = ct, ast = ast, n = #c, c = table.concat(c, ", ") })
       end
       -- load=tma with every copy a TMA copy: thread 0 alone walks the ring
       if ta then body = "      if (tid == 0) {\n" .. body .. "\n      }" end
@@ -4487,7 +4621,7 @@ $lnsh$tile$mbinit  unsigned it = 0;   /* K tiles through the ring so far */
 $dec    const int tid = (int)threadIdx.x - GEMM_NT;
     for (long z = KG_BID(2); z < GEMM_Z; z += KG_GDIM(2)) {
 $producer
-      it += (unsigned)GEMM_KT;
+      it += $kstep;
       kg_bar_sync(2, GEMM_NT + 128);
     }
   } else {
@@ -4496,7 +4630,7 @@ $inc    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5, wq =
     for (long z = KG_BID(2); z < GEMM_Z; z += KG_GDIM(2)) {
 $colpre$acczero
 $lnstats$consumer$pins$epi
-      it += (unsigned)GEMM_KT;
+      it += $kstep;
 $tmafence      kg_bar_sync(2, GEMM_NT + 128);
     }
   }
@@ -4505,6 +4639,8 @@ $clend}
       tile = design.ln == "prepass" and tile_lnc or mc and fill(tile_mc, { pt = "KG_BID(0) >> 1" }) or tile_code,
       dec = maxnreg("dec", "GEMM_PREG"), inc = maxnreg("inc", "GEMM_CREG"), mbinit = mb_init(false),
       raw = cvt and ", gemm_raw[STAGES]" or "",
+      -- (load=tmares: the residual's chunks are K tiles of the ring too)
+      kstep = tres and "(unsigned)(GEMM_KT + GEMM_BNL / 64)" or "(unsigned)GEMM_KT",
       producer = body, acczero = acczero, pins = pins, epi = epi, smem = smem_head,
       lnstats = lnstats, colpre = colpre,
       -- (the epilogue's f32 tile lies over the stages, which the next

@@ -427,6 +427,37 @@ if [ "$mode" = sm_90 ]; then
     rm -rf "$wd"
     verdict "wgmma load=tma/mcast" "tensor maps, one thread's copies, bytes on the full barrier, pairs sharing B"
 fi
+# load=tmares: after a tile's K tiles the ws producer copies the residual's
+# 64-column chunks into the next ring slots by TMA (one box each, on the
+# slot's full barrier); the copy-out reads them there and hands the slots
+# back, and both roles step the ring past them.  Refused off ws, without a
+# residual, and where the chunks outnumber the stages.
+if [ "$mode" = sm_90 ]; then
+    total=$((total + 1))
+    wd=$(mktemp -d)
+    bad=
+    rt=$src/tests/kernels/gemm_residual_tma.pat
+    "$kgen" gen "$rt" --kernel k1_conv1x1_residual --backend cuda --arch sm_90 -o "$wd/r" \
+        --where load=tmares >/dev/null 2>&1 || bad="$bad gen"
+    has_all tmares "$(ls "$wd"/r/*.tmares.wgmma.regs.ws.cu 2>/dev/null)" \
+        'const __grid_constant__ kg_tmap kg_tmR)' \
+        'kg_mb_expect(&gemm_full[ws], (unsigned)(BM * 64 * sizeof(__half)));' \
+        'kg_tma3(gemm_as + ws * BM * BK, &kg_tmR, (int)(m0 % 128L), (int)(n0 + 64 * rc), (int)(m0 / 128L), &gemm_full[ws]);' \
+        'kg_mb_wait(&gemm_full[q % STAGES], (q / STAGES) & 1u);' \
+        'rv[u] = *(const uint4 *)(gemm_as + (it + (unsigned)GEMM_KT + (unsigned)(nl0 / 64)) % STAGES * (BM * BK) +' \
+        'kg_mb_arrive(&gemm_empty[(it + (unsigned)GEMM_KT + (unsigned)rc) % STAGES]);' \
+        'it += (unsigned)(GEMM_KT + GEMM_BNL / 64);'
+    refused gemm "$rt" --arch sm_90 --where load=tmares --where sched=pp || bad="$bad refused:pp"
+    refused gemm "$src/tests/kernels/gemm_linear_f16.pat" --arch sm_90 --where load=tmares ||
+        bad="$bad refused:no-residual"
+    refused gemm "$rt" --arch sm_90 --where load=tmares --where BN=256 --where STAGES=3 ||
+        bad="$bad refused:chunks"
+    # shellcheck disable=SC2086
+    out=$("$kgen" check "$rt" $args --configs 4 --where load=tmares 2>&1)
+    [ "$(echo "$out" | grep -c 'ok .*load=tmares')" -ge 8 ] || { bad="$bad check"; echo "$out"; }
+    rm -rf "$wd"
+    verdict "wgmma load=tmares" "the residual's chunks through the ring by TMA, read and handed back"
+fi
 # kg.fastmath: CUDA kernels that store only f16/bf16 take GELU, sigmoid and
 # tanh from ex2.approx and rcp.approx (kg_gelu_f, ...); f32 results, and
 # OpenCL, keep erff, expf and tanhf.

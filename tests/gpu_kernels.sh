@@ -92,6 +92,14 @@ run "elementwise tile" 12 "$src/tests/kernels/elementwise_tile.pat" --where orde
 run "WaveNet channel-last x" 8 "$w" --dim B=2 --dim T=256 --configs 2
 run "WaveNet conv, x channel-last by TMA" 4 "$w" --dim B=2 --dim T=256 --kernel k8_conv1d \
     --where path=wgmma --where load=tma --configs 4
+# the residual through the ws ring by TMA (load=tmares): row-major and
+# channel-first residuals, gated's split (the chunks past C read zeros) and
+# ConvNeXt's scaled residual linear, whose 128 x 256 tiles fill a ring of 4
+run "residual by TMA" 8 "$src/tests/kernels/gemm_residual_tma.pat" --where load=tmares --configs 6
+run "split 1x1 conv tmares" 4 "$src/tools/bench/gated_tanh_residual.pat" --dim B=2 --dim T=128 --unfuse all \
+    --kernel k2_conv1x1_split_residual --where load=tmares --configs 4
+run "ConvNeXt residual linear tmares" 4 "$src/examples/convnext_block.pat" --dim B=2 --dim T=128 \
+    --kernel k3_linear_scale_residual --where load=tmares --configs 4
 # the models first checked by hand on the GPU
 for f in gemm_ln_gelu_fold dwconv_ln gemm_conv_f16 gemm_gated_f16 gemm_glu_f16; do
     run "$f" 1 "$src/tests/kernels/$f.pat" --configs 2
