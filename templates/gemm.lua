@@ -159,7 +159,7 @@ local T = {
                                      -- cp.async, by TMA, or by TMA multicast to a cluster of two
                                      -- blocks sharing B; cp4: mma's f32 A rows by cp.async, a
                                      -- value at a time; panel (pp): A by TMA, B's whole K panel
-                                     -- once; tmares (ws): tma, and the residual's tile by TMA
+                                     -- once; tmares (ws): tma, and the residual through the ring
   },
   tuning = {
     BM = { 16, 32, 64, 128, 256 },
