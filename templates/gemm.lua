@@ -738,16 +738,19 @@ local function tma_a(P, design)
   return design.load ~= "cp" and a_ss(P, design) and tma_map(operand(P, "A", design).mp)
 end
 
+-- the index of arg among spec.args (launch()'s tmaps name it), found by
+-- name: an output seen through its transpose is a copy (kg.swap_axes)
+local function arg_index(spec, arg)
+  for i, a in ipairs(spec.args) do if a.cname == arg.cname then return i end end
+end
+
 -- the tensor map of operand map mp (launch()'s tmaps): dims innermost
 -- first, K then rows (gemm_glu's B: rows within a half, then the half),
 -- then the batch axis unless it is broadcast; boxes of 64 values of K by
 -- boxr rows
 local function tmap_of(spec, P, mp, boxr, glu)
   local es = P.dt == "f32" and 4 or 2
-  local idx
-  -- (by name: an output seen through its transpose is a copy, kg.swap_axes)
-  for i, a in ipairs(spec.args) do if a.cname == mp.arg.cname then idx = i end end
-  local t = { arg = idx, dtype = P.dt, off = mp.off * es, swizzle = 128,
+  local t = { arg = arg_index(spec, mp.arg), dtype = P.dt, off = mp.off * es, swizzle = 128,
               dims = { mp.cd[1][1] }, strides = {}, box = { 64 } }
   local function axis(n, st, b)
     t.dims[#t.dims + 1], t.strides[#t.strides + 1], t.box[#t.box + 1] = n, st * es, b
@@ -847,9 +850,7 @@ end
 local function conv_tmap(spec, P, cfg)
   local A, g = P.A, conv_geom(P)
   local es = P.dt == "f32" and 4 or 2
-  local idx
-  for i, a in ipairs(spec.args) do if a == A.x then idx = i end end
-  return { arg = idx, dtype = P.dt, off = A.off * es, swizzle = 0,
+  return { arg = arg_index(spec, A.x), dtype = P.dt, off = A.off * es, swizzle = 0,
            dims = { A.Tin, A.Cin, A.Bn }, strides = { A.sxC * es, A.sxB * es },
            box = { conv_w(g, cfg.BM), g.nch, 1 } }
 end
@@ -874,9 +875,7 @@ end
 local function tmap_m(spec, P)
   local mp = P.A.mp
   local es = P.dt == "f32" and 4 or 2
-  local idx
-  local arg = P.A.kind == "convt" and P.A.x or mp.arg
-  for i, a in ipairs(spec.args) do if a == arg then idx = i end end
+  local idx = arg_index(spec, P.A.kind == "convt" and P.A.x or mp.arg)
   if P.A.kind == "convt" then
     -- (x as (t, channel, batch), a box of 64 t by 64 channels a panel; or
     -- channel-last (convt_box "k") as (channel, t, batch), 64 by 64 a chunk)
@@ -988,9 +987,7 @@ local function res_tmap(spec, P, cfg)
     return nil
   end
   local es = P.dt == "f32" and 4 or 2
-  local idx
-  for i, a in ipairs(spec.args) do if a.cname == mp.arg.cname then idx = i end end
-  local t = { arg = idx, dtype = P.dt, off = mp.off * es, swizzle = 0, dims = {}, strides = {}, box = {} }
+  local t = { arg = arg_index(spec, mp.arg), dtype = P.dt, off = mp.off * es, swizzle = 0, dims = {}, strides = {}, box = {} }
   local c = {}
   -- (the first axis contiguous, the others' strides positive multiples of
   -- 16 bytes, as a tensor map needs)
@@ -3518,21 +3515,22 @@ $pairs            ov[u] = zq;
       sf = kg.store(spec, P.dt, "pk_f", "j", sum("fo", "fr")),
       pairs = gated_pairs(spec, P.dt, "hg", "hf", "zq") })
   elseif P.res then
-    rload = fill([[
-        rv[u] = make_uint4(0u, 0u, 0u, 0u);
-        if (e < BM * GEMM_BNL / 8 && mb < GEMM_M && nb < $rn)
-          rv[u] = *(const uint4 *)($r + ($a));
-]], { r = P.res.arg.cname, a = addr(P.res, "z", "mb", "nb"), rn = gated and lit(P.C) or "GEMM_N" })
-    -- (load=tmares: the run from its 64 columns' ring slot, the chunk
-    -- rc = nl0 / 64 of the K tiles after the tile's last; zero past the
-    -- residual's edges)
     if tres then
+      -- (load=tmares: the run from its 64 columns' ring slot, the chunk
+      -- rc = nl0 / 64 of the K tiles after the tile's last; zero past the
+      -- residual's edges)
       rload = fill([[
         rv[u] = make_uint4(0u, 0u, 0u, 0u);
         if (e < BM * GEMM_BNL / 8)
           rv[u] = *(const uint4 *)(gemm_as + (it + (unsigned)GEMM_KT + (unsigned)(nl0 / 64)) % STAGES * (BM * BK) +
                                    $roff);
 ]], { roff = mf and "nl0 % 64 * BM + ri0" or "ri0 * 64 + nl0 % 64" })
+    else
+      rload = fill([[
+        rv[u] = make_uint4(0u, 0u, 0u, 0u);
+        if (e < BM * GEMM_BNL / 8 && mb < GEMM_M && nb < $rn)
+          rv[u] = *(const uint4 *)($r + ($a));
+]], { r = P.res.arg.cname, a = addr(P.res, "z", "mb", "nb"), rn = gated and lit(P.C) or "GEMM_N" })
     end
     local v = kg.load(spec, P.dt, "xr", "j") .. " + " .. kg.load(spec, P.dt, "xo", "j")
     if gated then v = "(" .. v .. ") * " .. kg.float(P.scale) end
