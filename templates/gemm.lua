@@ -4053,8 +4053,7 @@ local wgmma_ws_consumer = [[
       const unsigned q = it + (unsigned)kt;
       const int cs = (int)(q % STAGES);
       kg_mb_wait(&gemm_full[cs], (q / STAGES) & 1u);
-      kg_wg_fence_async();
-      const $ct *as_c = gemm_as + cs * $ast;
+$fence      const $ct *as_c = gemm_as + cs * $ast;
       const $ct *bs_c = gemm_bs + cs * BN * BK;
 $mmas
       kg_wg_wait<1>();
@@ -4458,6 +4457,13 @@ $copy
     -- the prologue's pass), plus thread 0's expect_tx where B goes by TMA;
     -- thread 0's alone where every copy does
     local nfull = (ta and xf == "") and "1" or tma and "129" or "128"
+    -- the consumers' proxy fence after a stage's full wait: cp.async and
+    -- the producer's pass write the stage through the generic proxy, which
+    -- wgmma's async reads must be ordered after; where every copy is a TMA
+    -- copy the stage is written by the async proxy alone, and the barrier's
+    -- completion is all the ordering needed (the fence cost a
+    -- MEMBAR.ALL.CTA a K tile, docs/performance.md attempt 33)
+    local fence = nfull == "1" and "" or "      kg_wg_fence_async();\n"
     -- the stage rings' mbarriers (sched=pp: and the consumers' turns), and
     -- setmaxnreg's hand-over from the producer to two or more consumers
     local function mb_init(turns)
@@ -4604,7 +4610,7 @@ $clend}
         fsdecl = "  " .. ct .. " *gemm_fs = gemm_as + STAGES * " .. ast .. ";\n  (void)gemm_fs;\n",
         consumer = (fst and fst[1] or "") ..
           "      kg_mb_wait(&gemm_turn[cw], (turn & 1u) ^ (cw == 0 ? 1u : 0u));\n" ..
-          fill(wgmma_ws_consumer, { ct = ct, ast = ast, mmas = mmas .. (fst and "\n" .. fst[2] or ""),
+          fill(wgmma_ws_consumer, { ct = ct, ast = ast, fence = fence, mmas = mmas .. (fst and "\n" .. fst[2] or ""),
             retire = retire, turn = "    kg_mb_arrive(&gemm_turn[cw ^ 1]);\n    turn++;\n" }) .. (fst and fst[3] or "") })
     end
     return kg.line() .. "\n" .. fill([[
@@ -4648,7 +4654,8 @@ $clend}
         (ws_ln_gb(P) and "  __shared__ __align__(16) " .. ct .. " gemm_gb[STAGES * 128];  /* ws_ln_gb */\n" or "") or "",
       fsdecl = two and "  " .. ct .. " *gemm_fs = gemm_as + STAGES * " .. ast ..
         ";  /* gated's filter half, the conv's raw rows */\n" or "",
-      consumer = fill(wgmma_ws_consumer, { ct = ct, ast = ast, mmas = mmas, retire = retire, turn = "" }) })
+      consumer = fill(wgmma_ws_consumer, { ct = ct, ast = ast, fence = fence, mmas = mmas, retire = retire,
+        turn = "" }) })
   end
   local src = {
     kg.prelude(spec),
