@@ -464,6 +464,36 @@ if [ "$mode" = sm_90 ]; then
     rm -rf "$wd"
     verdict "wgmma load=tmares" "the residual's chunks through the ring by TMA, read and handed back"
 fi
+# The ws and pp consumers fence the async proxy after a stage's full wait
+# only where some copy of the stage writes it through the generic proxy
+# (cp.async, or the producer's pass over a landed tile: gated's prologue):
+# there wgmma's reads must be ordered after those writes.  Where every copy
+# is a TMA copy (load=tma, panel) the barrier's completion orders them and
+# the fence, a MEMBAR a K tile, goes (performance.md attempt 33).
+if [ "$mode" = sm_90 ]; then
+    total=$((total + 1))
+    wd=$(mktemp -d)
+    bad=
+    "$kgen" gen "$src/tests/kernels/gemm_linear_f16.pat" --backend cuda --arch sm_90 -o "$wd/l" \
+        >/dev/null 2>&1 || bad="$bad gen-linear"
+    "$kgen" gen "$src/tools/bench/gated_tanh_residual.pat" --backend cuda --arch sm_90 -o "$wd/g" \
+        --where prologue=smem >/dev/null 2>&1 || bad="$bad gen-gated"
+    # fenced FILE: 1 where the consumer's full wait is followed by the fence,
+    # 0 where it is not, empty where the file or the wait is missing
+    fenced() {
+        [ -f "$1" ] && grep -qF 'kg_mb_wait(&gemm_full[cs], (q / STAGES) & 1u);' "$1" || return 0
+        grep -F -A1 'kg_mb_wait(&gemm_full[cs], (q / STAGES) & 1u);' "$1" | grep -c 'kg_wg_fence_async();'
+    }
+    # (each case: the directory, the design point's file suffix, the answer)
+    for c in "l cp.wgmma.regs.ws 1" "l cp.wgmma.regs.pp 1" "l tma.wgmma.regs.ws 0" \
+        "l tma.wgmma.regs.pp 0" "l panel.wgmma.regs.pp 0" "g tma.wgmma.smem.ws 1" "g tma.wgmma.smem.pp 1"; do
+        # shellcheck disable=SC2086
+        set -- $c
+        [ "$(fenced "$(ls "$wd/$1"/*."$2".cu 2>/dev/null | head -n 1)")" = "$3" ] || bad="$bad $1/$2:$3"
+    done
+    rm -rf "$wd"
+    verdict "wgmma proxy fence" "after the full wait where a stage has a generic-proxy write, not where every copy is TMA"
+fi
 # kg.fastmath: CUDA kernels that store only f16/bf16 take GELU, sigmoid and
 # tanh from ex2.approx and rcp.approx (kg_gelu_f, ...); f32 results, and
 # OpenCL, keep erff, expf and tanhf.
