@@ -14,12 +14,10 @@ mode=$3
 # configs a design point: 4, and 2 for sm_80, whose compile mostly repeats
 # the mma path that sm_90 compiles too (CI's run of all three modes must fit
 # its 90 minutes on two cores; sm_80 at 4 took 18 of them on 2026-11-28)
-case $mode in
-    sm_80) configs=${KGEN_CHECK_CONFIGS:-2} ;;
-    *) configs=${KGEN_CHECK_CONFIGS:-4} ;;
-esac
+configs=${KGEN_CHECK_CONFIGS:-4}
 case $mode in
     opencl) args="--arch opencl" ;;
+    sm_80) args="--arch $mode --compile-only"; configs=${KGEN_CHECK_CONFIGS:-2} ;;
     sm_*) args="--arch $mode --compile-only" ;;
     *) echo "usage: $0 KGEN SOURCE_DIR opencl|sm_XX" >&2; exit 2 ;;
 esac
@@ -480,9 +478,10 @@ if [ "$mode" = sm_90 ]; then
         --where prologue=smem >/dev/null 2>&1 || bad="$bad gen-gated"
     # fenced FILE: 1 where the consumer's full wait is followed by the fence,
     # 0 where it is not, empty where the file or the wait is missing
+    fwait='kg_mb_wait(&gemm_full[cs], (q / STAGES) & 1u);'
     fenced() {
-        [ -f "$1" ] && grep -qF 'kg_mb_wait(&gemm_full[cs], (q / STAGES) & 1u);' "$1" || return 0
-        grep -F -A1 'kg_mb_wait(&gemm_full[cs], (q / STAGES) & 1u);' "$1" | grep -c 'kg_wg_fence_async();'
+        [ -f "$1" ] && grep -qF "$fwait" "$1" || return 0
+        grep -F -A1 "$fwait" "$1" | grep -c 'kg_wg_fence_async();'
     }
     # (each case: the directory, the design point's file suffix, the answer)
     for c in "l cp.wgmma.regs.ws 1" "l cp.wgmma.regs.pp 1" "l tma.wgmma.regs.ws 0" \
