@@ -4582,8 +4582,8 @@ $ptile$producer
     kg_gemm_commit();
     kg_gemm_wait<0>();
   } else {
-$inc    const int cw = (int)threadIdx.x / GEMM_NT;   /* this warpgroup's turn: tiles cw, cw + 2, ... */
-    const int tid = (int)threadIdx.x % GEMM_NT, lane = tid & 31, warp = tid >> 5, wq = warp & 3;
+$inc    const int cw = __shfl_sync(0xffffffffu, (int)threadIdx.x / GEMM_NT, 0);   /* this warpgroup's turn: tiles cw, cw + 2, ... */
+    const int tid = (int)threadIdx.x % GEMM_NT, lane = tid & 31, warp = __shfl_sync(0xffffffffu, tid >> 5, 0), wq = warp & 3;
     const int wm = 0, wn = 0;
     float *const gemm_ct = gemm_ep + cw * GEMM_EST;
     unsigned it = (unsigned)cw * (unsigned)GEMM_KT, turn = 0;
@@ -4629,7 +4629,7 @@ $producer
       kg_bar_sync(2, GEMM_NT + 128);
     }
   } else {
-$inc    const int tid = (int)threadIdx.x, lane = tid & 31, warp = tid >> 5, wq = warp & 3;
+$inc    const int tid = (int)threadIdx.x, lane = tid & 31, warp = __shfl_sync(0xffffffffu, tid >> 5, 0), wq = warp & 3;
     const int wm = (warp >> 2) % WM, wn = (warp >> 2) / WM;
     for (long z = KG_BID(2); z < GEMM_Z; z += KG_GDIM(2)) {
 $colpre$acczero

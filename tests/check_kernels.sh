@@ -493,6 +493,24 @@ if [ "$mode" = sm_90 ]; then
     rm -rf "$wd"
     verdict "wgmma proxy fence" "after the full wait where a stage has a generic-proxy write, not where every copy is TMA"
 fi
+# The ws and pp consumers take their warp index (and pp its warpgroup's
+# turn) through __shfl_sync from lane 0: ptxas then knows them warp-uniform
+# and keeps the K loop's stage index, tile addresses and wgmma descriptors
+# in uniform registers, without an R2UR per descriptor (performance.md
+# attempt 34: 153 -> 104 instructions per 16 wgmmas in ConvNeXt's GELU GEMM).
+if [ "$mode" = sm_90 ]; then
+    total=$((total + 1))
+    wd=$(mktemp -d)
+    bad=
+    "$kgen" gen "$src/tests/kernels/gemm_linear_f16.pat" --backend cuda --arch sm_90 -o "$wd/l" \
+        >/dev/null 2>&1 || bad="$bad gen"
+    uwarp='warp = __shfl_sync(0xffffffffu, tid >> 5, 0), wq = warp & 3;'
+    has_all ws "$(ls "$wd"/l/*.tma.wgmma.regs.ws.cu 2>/dev/null | head -n 1)" "$uwarp"
+    has_all pp "$(ls "$wd"/l/*.tma.wgmma.regs.pp.cu 2>/dev/null | head -n 1)" "$uwarp" \
+        'const int cw = __shfl_sync(0xffffffffu, (int)threadIdx.x / GEMM_NT, 0);'
+    rm -rf "$wd"
+    verdict "wgmma uniform warp index" "the consumers' warp index and turn taken from lane 0"
+fi
 # kg.fastmath: CUDA kernels that store only f16/bf16 take GELU, sigmoid and
 # tanh from ex2.approx and rcp.approx (kg_gelu_f, ...); f32 results, and
 # OpenCL, keep erff, expf and tanhf.
