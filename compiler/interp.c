@@ -452,7 +452,7 @@ static int gen_input(Interp *I, const Value *v)
 static const Attr *attr_get(const Node *n, const char *name)
 {
     int i = op_param(n->op, name);
-    if (i < 0 || i >= KG_MAX_PARAMS)
+    if (i < 0 || i >= n->nattr)
         die("op %s has no parameter '%s'", op_info(n->op)->name, name);
     const Param *p = &op_info(n->op)->params[i];
     if (n->attr[i].kind == A_NONE && p->has_default)

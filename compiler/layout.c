@@ -128,7 +128,9 @@ static Value *layout_node(Rewriter *R, int op, Value *x, int rank,
     n->nin = 1;
     n->in = arena_alloc(R->a, 2 * sizeof *n->in);
     n->in[0] = x;
-    for (int i = 0; i < KG_MAX_PARAMS; i++)
+    n->nattr = op_info(op)->nparams;
+    n->attr = arena_alloc(R->a, (size_t)(n->nattr + 1) * sizeof *n->attr);
+    for (int i = 0; i < n->nattr; i++)
         n->attr[i].hole = -1;
     if (op == OP_TRANSPOSE) {
         n->attr[op_param(op, "dim0")] = (Attr){ .kind = A_INT, .i = 1, .hole = -1 };

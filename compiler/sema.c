@@ -1155,7 +1155,9 @@ static Node *add_node(Sema *S, Call *c, int opvar)
     n->nin = c->nin;
     n->in = arena_alloc(S->a, (size_t)(c->nin + 1) * sizeof *n->in);
     memcpy(n->in, c->in, (size_t)c->nin * sizeof *n->in);
-    memcpy(n->attr, c->attr, sizeof n->attr);
+    n->nattr = opvar >= 0 ? KG_MAX_PARAMS : op_info(c->op)->nparams;
+    n->attr = arena_alloc(S->a, (size_t)(n->nattr + 1) * sizeof *n->attr);
+    memcpy(n->attr, c->attr, (size_t)n->nattr * sizeof *n->attr);
     ARENA_PUSH(S->a, g->nodes, g->nnodes, g->cap_nodes, n);
     return n;
 }

