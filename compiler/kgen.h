@@ -364,10 +364,9 @@ struct Node {
     Value **out;
     int nout;
     Attr *attr;                /* per signature param; tensor ones A_NONE */
-    int nattr;                 /* entries of attr: the op's params (all
+    int nattr;                 /* entries of attr: the op's params, or
                                   KG_MAX_PARAMS for a pattern's `op`
-                                  variable) -- a model of 100k statements
-                                  took 139 MB of nodes with 8 each */
+                                  variable (its op varies) */
     Loc loc;                   /* the call or operator */
     int line_first, line_last; /* source lines of the statement */
     int kernel;                /* plan: index of its kernel, -1 before */
