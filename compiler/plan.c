@@ -245,7 +245,12 @@ static bool is_view_op(int op)
  * norm writes its rows strided then, so it takes one only for a reader
  * that gains most from it: conv1d over [B, C, T] (groups 1, kernel > 1),
  * whose implicit GEMM reads contiguous time steps as wide copies and
- * channel-last rows a value at a time. */
+ * channel-last rows a value at a time.  A depthwise conv takes the
+ * transpose that turns its result back channel-last where its input is
+ * channel-last (a transposed view with channel stride 1): the model runs
+ * channel-last around the conv, as LYNXNet2 does, and the reader (its
+ * linear) then gets a contiguous reduction axis instead of one read along
+ * M (docs/performance.md, attempt 35). */
 static bool takes_transpose(Planner *P, const Node *n)
 {
     const Value *x = n->in[0], *y = n->out[0];
@@ -257,6 +262,14 @@ static bool takes_transpose(Planner *P, const Node *n)
         return false;
     if (!strcmp(k->template_name, "gemm"))
         return true;
+    if (!strcmp(k->template_name, "dwconv")) {
+        const Value *in = x->def->in[0];
+        const int64_t *s = P->p->strides[in->id];
+        int a = (int)n->attr[op_param(n->op, "dim0")].i;
+        int b = (int)n->attr[op_param(n->op, "dim1")].i;
+        return x->rank == 3 && ((a == 1 && b == 2) || (a == 2 && b == 1)) &&
+               in->shape[1] > 1 && s[1] == 1;
+    }
     if (strcmp(k->template_name, "rownorm") || y->nuses < 1)
         return false;
     for (int u = 0; u < y->nuses; u++) {

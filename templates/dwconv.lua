@@ -4,7 +4,10 @@
 --
 -- with zero padding: x positions outside [0, T) read as 0.  x [B, C, T] may
 -- be any strided view (a transposed [B, T, C] tensor: channels-last); y
--- [B, C, Tout] is contiguous.  All arithmetic is f32.
+-- [B, C, Tout] is contiguous, or channels-last where the kernel ends in a
+-- transpose of it (the planner gives a conv whose input is channels-last
+-- the transpose back, so that its reader gets [B, Tout, C] contiguous).
+-- All arithmetic is f32.
 --
 -- Design knobs:
 --   path = tile    a block computes a BC x BT tile of (channel, output time)
@@ -43,7 +46,10 @@
 --                  loads of that row (a warp's 32 lanes read 128 contiguous
 --                  bytes), W's are built once a channel from w, and each
 --                  lane's results are output pairs t, t + 1 (and t + 64, t +
---                  65), stored 4 or 8 bytes at a time.  Each of the BLOCK /
+--                  65), stored 4 or 8 bytes at a time.  A channels-last y
+--                  is staged in the window's own rows (a row tile's results
+--                  over inputs no later tile reads) and leaves 8 channels
+--                  of one step a 16-byte store where aligned.  Each of the BLOCK /
 --                  32 warps takes channels warp, warp + BLOCK / 32, ...  The
 --                  products with a zero tap are real products: an infinite
 --                  or NaN input within 8 * KS steps of a window reaches the
@@ -77,7 +83,7 @@ local function geometry(spec)
   local n = spec.nodes[1]
   local x, w = argof(spec, n.args[1]), argof(spec, n.args[2])
   local bias = n.args[3] and argof(spec, n.args[3]) or nil
-  local y = argof(spec, n.results[1])
+  local y = kg.result_arg(spec, n)
   local a = n.attrs
   return {
     node = n, x = x, w = w, bias = bias, y = y,
@@ -105,6 +111,14 @@ local function mma_ws(g, cfg)
   return cfg.BT + 16 * mma_ks(g) - 6
 end
 
+-- y as the contiguous [B, C, Tout] a plain conv writes (else the kernel
+-- ends in a transpose: channels-last)
+local function y_contig(g)
+  local y = g.y
+  return y.offset == 0 and y.strides[3] == 1 and y.strides[2] == g.Tout and
+    y.strides[1] == g.C * g.Tout
+end
+
 -- the input is channels-last when its channel stride is the smaller
 local function channels_last(g)
   local sc = g.C == 1 and math.huge or math.abs(g.x.strides[2])
@@ -127,8 +141,8 @@ local function vec_width(spec, g)
 end
 
 function T.supports(spec)
-  if #spec.nodes ~= 1 or spec.nodes[1].op ~= "conv1d" then
-    return false, "dwconv takes a kernel of one conv1d"
+  if not kg.one_op(spec) or spec.nodes[1].op ~= "conv1d" then
+    return false, "dwconv takes a kernel of one conv1d (and a transpose of its result)"
   end
   local g = geometry(spec)
   if not (g.x and g.w and g.y) then return false, "x, w and the result must be arguments" end
@@ -297,7 +311,7 @@ local function emit_direct(spec, g)
     kg.load(spec, w.dtype, w.cname, offs(w, { "c", "0", "k" })),
     kg.load(spec, x.dtype, x.cname, offs(x, { "b", "c", "p" }))))
   add("  }")
-  add("  " .. kg.store(spec, y.dtype, y.cname, "i", "acc"))
+  add("  " .. kg.store(spec, y.dtype, y.cname, y_contig(g) and "i" or offs(y, { "b", "c", "t" }), "acc"))
   return table.concat(L, "\n")
 end
 
@@ -328,9 +342,10 @@ local function run_store(spec, g, add)
   local scalar = {
     "  #pragma unroll",
     "  for (int it = 0; it < ITEMS; it++)",
-    string.format("    if (tr + it < %dL) %s", g.Tout, kg.store(spec, y.dtype, y.cname, yo .. " + it", "acc[it]")),
+    string.format("    if (tr + it < %dL) %s", g.Tout, kg.store(spec, y.dtype, y.cname,
+      y_contig(g) and yo .. " + it" or offs(y, { "b", "c", "tr + it" }), "acc[it]")),
   }
-  if spec.backend == "cuda" and y.dtype ~= "f32" and g.Tout % 8 == 0 then
+  if spec.backend == "cuda" and y.dtype ~= "f32" and g.Tout % 8 == 0 and y_contig(g) then
     -- 8 results, 16 bytes a store (the run starts at a multiple of 8)
     add(string.format([[
 #if ITEMS %% 8 == 0
@@ -448,8 +463,7 @@ local function emit_tile(spec, g, design)
   add("      float acc = bv;")
   add(string.format("      const int wb = ci * WIN + tt * %d;", g.S))
   add(string.format("      for (int k = 0; k < %d; k++) acc += wk[k] * win[wb + k * %d];", g.K, g.D))
-  add("      " .. kg.store(spec, y.dtype, y.cname,
-    string.format("(b * %dL + c) * %dL + t", g.C, g.Tout), "acc"))
+  add("      " .. kg.store(spec, y.dtype, y.cname, offs(y, { "b", "c", "t" }), "acc"))
   add("    }")
   add("  }")
   return table.concat(L, "\n")
@@ -491,6 +505,42 @@ local function emit_lanes(spec, g)
   return table.concat(L, "\n")
 end
 
+-- path = mma, y channels-last: the block's results, staged in the window's
+-- rows (a row a channel), leave along the channels, 8 channels of one step
+-- a 16-byte store where y's channels are contiguous, whole vectors and
+-- aligned, else a value a thread with consecutive threads on consecutive
+-- channels.  Rows WS = BT + 16 KS - 6 halves apart: 8 rows are 8 words
+-- apart mod 32 banks (any KS), so a warp's gathers for 16 or 32 channels
+-- do not conflict
+local function emit_mma_out(spec, g, add)
+  local y = g.y
+  add("  KG_BARRIER();")
+  add(string.format("  unsigned short *yr = (unsigned short *)%s;", y.cname))
+  local vec = y.strides[2] == 1 and g.C % 8 == 0 and y.offset % 8 == 0 and
+    (g.B == 1 or y.strides[1] % 8 == 0) and (g.Tout == 1 or y.strides[3] % 8 == 0)
+  if vec then
+    add(string.format([[
+#if BC %% 8 == 0
+  for (int e = tid; e < BC / 8 * BT; e += BLOCK) {
+    const int cv = e %% (BC / 8), tt = e / (BC / 8);
+    const long c = c0 + cv * 8, t = t0 + tt;
+    if (c >= %dL || t >= %dL) continue;
+    const unsigned short *col = win + cv * 8 * WS + tt;
+    %s
+  }
+#else]], g.C, g.Tout, kg.st16(spec, string.format("yr + (%s)", offs(y, { "b", "c", "t" })),
+      "make_uint4((unsigned)col[0] | (unsigned)col[WS] << 16, (unsigned)col[2 * WS] | (unsigned)col[3 * WS] << 16,\n" ..
+      "        (unsigned)col[4 * WS] | (unsigned)col[5 * WS] << 16, (unsigned)col[6 * WS] | (unsigned)col[7 * WS] << 16)")))
+  end
+  add("  for (int e = tid; e < BC * BT; e += BLOCK) {")
+  add("    const int ci = e % BC, tt = e / BC;")
+  add("    const long c = c0 + ci, t = t0 + tt;")
+  add(string.format("    if (c < %dL && t < %dL) yr[%s] = win[ci * WS + tt];", g.C, g.Tout,
+    offs(y, { "b", "c", "t" })))
+  add("  }")
+  if vec then add("#endif") end
+end
+
 -- path = mma (see the header): the window of one batch entry's BC channels
 -- in shared memory as 16-bit rows, then each warp's channels on the
 -- tensor cores
@@ -504,6 +554,7 @@ local function emit_mma(spec, g)
   -- the positions a block's outputs read: past them the row is zero
   add(string.format("#define WV (BT + %d)", (g.K - 1) * g.D))
   add("  __shared__ __align__(16) unsigned short win[BC * WS];")
+  local staged = not y_contig(g)
   block_coords(g, add)
   add("  const long t0 = tb * BT, c0 = cb * BC;")
   add(string.format("  const long p0 = t0 - %dL;", g.P))
@@ -560,7 +611,6 @@ local function emit_mma(spec, g)
     const float bv = %s;
     const unsigned short *row = win + ci * WS + 2 * lane;
     for (int gi = 0; gi < BT / 128; gi++) {
-      const long t = t0 + gi * 128 + 2 * lane;
       if (t0 + gi * 128 >= %dL) break;
       float d0 = bv, d1 = bv, d2 = bv, d3 = bv;
       #pragma unroll
@@ -572,16 +622,29 @@ local function emit_mma(spec, g)
                      "{%%0, %%1, %%2, %%3}, {%%4, %%5, %%6, %%7}, {%%8, %%9}, {%%0, %%1, %%2, %%3};"
                      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
                      : "r"(f0), "r"(f1), "r"(f2), "r"(f3), "r"(bw[s][0]), "r"(bw[s][1]));
-      }
-      const long yo = (b * %dL + c) * %dL + t;]],
+      }]],
     w.cname, g.C, g.D, g.D, g.D, g.K, offs(w, { "c", "0", "d / " .. g.D }),
     bias and kg.load(spec, bias.dtype, bias.cname, offs(bias, { "c" })) or "0.0f",
-    g.Tout, ty, ty, g.C, g.Tout))
+    g.Tout, ty, ty))
   -- lane's outputs t, t + 1 and t + 64, t + 65 (y has x's type): a pair a
-  -- store where Tout is even (t is)
+  -- store where Tout is even (t is).  Channels-last, a pair a 32-bit store
+  -- back into the channel's window row, over the inputs of outputs t and t
+  -- + 64, which no later row tile reads (they read from gi * 128 + 128 on;
+  -- __syncwarp: after every lane's fragment loads of this tile)
+  local pk = y.dtype == "f16" and "__half2" or "__nv_bfloat162"
+  local cv = y.dtype == "f16" and "__floats2half2_rn" or "__floats2bfloat162_rn"
+  if staged then
+    add("      __syncwarp();")
+    add(string.format("      *(%s *)((unsigned short *)row + gi * 128) = %s(d0, d1);", pk, cv))
+    add(string.format("      *(%s *)((unsigned short *)row + gi * 128 + 64) = %s(d2, d3);", pk, cv))
+    add("    }")
+    add("  }")
+    emit_mma_out(spec, g, add)
+    return table.concat(L, "\n")
+  end
+  add("      const long t = t0 + gi * 128 + 2 * lane;")
+  add(string.format("      const long yo = (b * %dL + c) * %dL + t;", g.C, g.Tout))
   if g.Tout % 2 == 0 then
-    local pk = y.dtype == "f16" and "__half2" or "__nv_bfloat162"
-    local cv = y.dtype == "f16" and "__floats2half2_rn" or "__floats2bfloat162_rn"
     add(string.format("      if (t < %dL) *(%s *)(%s + yo) = %s(d0, d1);", g.Tout, pk, y.cname, cv))
     add(string.format("      if (t + 64 < %dL) *(%s *)(%s + yo + 64) = %s(d2, d3);", g.Tout, pk, y.cname, cv))
   else

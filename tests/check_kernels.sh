@@ -815,6 +815,30 @@ if [ "${mode#sm_}" != "$mode" ]; then
     [ -n "$bad" ] && echo "$out"
     verdict "dwconv path=mma" "the depthwise conv on the tensor cores"
 fi
+# dwconv writing channels-last (the planner gives a conv on a channels-last
+# view the transpose back; tests/kernels/dwconv_chlast.pat): path=mma stages
+# its results in the window's rows and stores 8 channels of a step with one
+# 16-byte store (__stwb: nvcc split a plain uint4 store into four, 3x the
+# store sectors, docs/performance.md attempt 35); the f16 and bf16 kernels
+# compile under it, and the f32 one has no mma config.
+if [ "${mode#sm_}" != "$mode" ]; then
+    total=$((total + 1))
+    bad=
+    d=$src/tests/kernels/dwconv_chlast.pat
+    # shellcheck disable=SC2086
+    out=$("$kgen" check "$d" $args --configs 3 --where path=mma 2>&1)
+    for k in k1_conv1d k4_conv1d; do
+        echo "$out" | grep -q "^$k .* ok .*path=mma" || bad="$bad $k"
+    done
+    echo "$out" | grep -q '^k7_conv1d .*no config' || bad="$bad f32"
+    vd=$(mktemp -d)
+    "$kgen" gen "$d" --backend cuda --arch "$mode" --kernel k1_conv1d --where path=mma -o "$vd" >/dev/null 2>&1 ||
+        bad="$bad gen"
+    has_all chlast "$vd"/k1_conv1d.apart.mma.cu '__syncwarp();' 'const unsigned short *col = win + cv * 8 * WS + tt;' \
+        '__stwb((uint4 *)(yr + ((long)(b) * 12000L + (long)(c) + (long)(t) * 40L)), make_uint4('
+    rm -rf "$vd"
+    verdict "dwconv channels-last y" "results staged in the window's rows, 16-byte stores" "$out"
+fi
 # f32 GEMMs take the tensor cores too (3xTF32 on mma.sync m16n8k8): every
 # GEMM kernel of the WaveNet layer in f32 compiles on path=mma, and its
 # dilated conv (A read along T) uses the transposed tile with scalar

@@ -150,21 +150,26 @@ static void test_views(void **state)
 /* A GEMM kernel takes the transpose that is its result's only reader and
  * writes in the transposed order; a norm takes one only for conv1d (groups
  * 1, kernel > 1) readers, so the one before the depthwise conv stays a
- * view; a transpose with a second reader of its input stays a view. */
+ * view; a depthwise conv takes the transpose back to channels-last where
+ * its input is a channels-last view, and not where it is channel-first; a
+ * transpose with a second reader of its input stays a view. */
 static void test_transpose_taken(void **state)
 {
     (void)state;
     TestCtx c;
     ctx_init(&c);
     Plan *p = plan_of(&c, "model m\ndim B = 2, L = 5, C = 4, F = 8\ndtype DT = f32\n"
-        "input x : DT[B, L, C]\nweight w : DT[F, C, 3]\nweight wd : DT[C, 1, 3]\n"
+        "input x : DT[B, L, C]\ninput xc : DT[B, C, L]\n"
+        "weight w : DT[F, C, 3]\nweight wd : DT[C, 1, 3]\n"
         "h = layernorm(x, axis=-1)\n"
         "ht = transpose(h, 1, 2)\n"
         "f = transpose(conv1d(ht, w, padding=1), 1, 2)\n"
         "g = layernorm(x * 2, axis=-1)\n"
         "d = transpose(conv1d(transpose(g, 1, 2), wd, padding=1, groups=C), 1, 2)\n"
         "e = linear(x, transpose(reshape(wd, [C, 3]), 0, 1))\n"
+        "u = transpose(conv1d(xc, wd, padding=1, groups=C), 1, 2)\n"
         "y = f + sum(d, axis=-1, keepdim=true) + sum(e, axis=-1, keepdim=true)\n"
+        "y = y + sum(u, axis=-1, keepdim=true)\n"
         "output y\n");
     assert_non_null(p);
     check_plan(p);
@@ -183,9 +188,18 @@ static void test_transpose_taken(void **state)
     /* the norm before the depthwise conv keeps its layout: a view */
     Value *gv = find_value(g, "g", c.a);
     assert_int_equal(p->k[gv->def->kernel]->nnodes, 1);
-    /* the depthwise conv is not a GEMM: its transpose stays a view */
+    /* the depthwise conv of that channels-last view writes d channels-last */
     Value *d = find_value(g, "d", c.a);
-    assert_non_null(p->base[d->id]);
+    const Kernel *kd = p->k[d->def->kernel];
+    assert_string_equal(kd->template_name, "dwconv");
+    assert_int_equal(kd->nnodes, 2);             /* conv1d, transpose */
+    assert_ptr_equal(kd->out[0], d);
+    assert_null(p->base[d->id]);
+    s = strides_of(p, g, "d", c.a);
+    assert_int_equal(s[0], 5 * 4); assert_int_equal(s[1], 4); assert_int_equal(s[2], 1);
+    /* on a channel-first input it writes [B, C, L]: its transpose is a view */
+    Value *u = find_value(g, "u", c.a);
+    assert_non_null(p->base[u->id]);
     ctx_free(&c);
 }
 
