@@ -554,7 +554,7 @@ if [ "$mode" = sm_90 ]; then
     {
     "$kgen" gen "$ln" --dim M=256 --dim K=64 --dim N=128 --unfuse all --kernel k1_gemm_gelu $W -o "$wd/g" &&
     "$kgen" gen "$ly" --dim B=2 --dim T=96 --dim C=72 --kernel k4_gemm_glu $W -o "$wd/u" &&
-    "$kgen" gen "$ly" --dim B=2 --dim T=96 --dim C=72 --kernel k6_linear_residual $W -o "$wd/r" &&
+    "$kgen" gen "$ly" --dim B=2 --dim T=96 --dim C=72 --kernel k5_linear_residual $W -o "$wd/r" &&
     "$kgen" gen "$wn" --dim B=2 --dim C=64 --dim H=32 --dim T=96 --kernel k4_conv1x1_residual $W -o "$wd/w" &&
     "$kgen" gen "$src/tools/bench/gated_tanh_residual.pat" --dim B=2 --dim C=64 --dim T=96 $W -o "$wd/s" &&
     "$kgen" gen "$wn" --dim B=2 --dim C=64 --dim H=32 --dim T=96 --unfuse all --kernel k5_conv1x1_split_residual \
@@ -676,10 +676,11 @@ for f in "$src"/tests/kernels/dwconv_basic.pat "$src"/tests/kernels/dwconv_trans
 done
 if [ "$mode" = sm_90 ]; then
     wd=$(mktemp -d)
-    "$kgen" gen "$src/examples/lynxnet2_block.pat" --kernel k2_conv1d --backend cuda --arch sm_90 \
+    # (a channel-first f16 conv: LYNXNet2's writes channels-last, a value a store)
+    "$kgen" gen "$src/tests/kernels/dwconv_mma.pat" --kernel k4_conv1d --backend cuda --arch sm_90 \
         -o "$wd" --where items=run >/dev/null 2>&1 || bad="$bad gen"
     grep -qF '#define WS (WIN | 1)' "$wd"/*.cu 2>/dev/null &&
-        grep -qF '__stwb((uint4 *)(a3 + ((b * 1024L + c) * 768L + tr + i8)), make_uint4(kg_pk_f16(' "$wd"/*.cu ||
+        grep -qF '__stwb((uint4 *)(a3 + ((b * 16L + c) * 200L + tr + i8)), make_uint4(kg_pk_f16(' "$wd"/*.cu ||
         bad="$bad run-store"
     rm -rf "$wd"
 fi
