@@ -267,8 +267,7 @@ static bool takes_transpose(Planner *P, const Node *n)
         const int64_t *s = P->p->strides[in->id];
         int a = (int)n->attr[op_param(n->op, "dim0")].i;
         int b = (int)n->attr[op_param(n->op, "dim1")].i;
-        return x->rank == 3 && ((a == 1 && b == 2) || (a == 2 && b == 1)) &&
-               in->shape[1] > 1 && s[1] == 1;
+        return a == 1 && b == 2 && in->shape[1] > 1 && s[1] == 1;
     }
     if (strcmp(k->template_name, "rownorm") || y->nuses < 1)
         return false;

@@ -128,16 +128,21 @@ end
 
 local MAX_STATIC = 48 * 1024     -- CUDA's static shared memory per block
 
--- channels per 16-byte load when a channels-last window can be staged that
--- way (CUDA; channels contiguous, every row start 16-byte aligned, C whole
--- vectors; BC must be too, which the source checks with #if), else nil
-local function vec_width(spec, g)
-  if spec.backend ~= "cuda" or not channels_last(g) or g.x.strides[2] ~= 1 then return nil end
-  local V = g.x.dtype == "f32" and 4 or 8
-  if g.C % V ~= 0 or g.x.offset % V ~= 0 then return nil end
-  if g.B > 1 and g.x.strides[1] % V ~= 0 then return nil end
-  if g.T > 1 and g.x.strides[3] % V ~= 0 then return nil end
+-- channels per 16-byte access of tensor a (x, or y of length len along
+-- time) along its channels (CUDA; channels contiguous, every row start
+-- 16-byte aligned, C whole vectors; BC must be too, which the source
+-- checks with #if), else nil; vec_width: that of a channels-last x
+local function chan_vec(spec, g, a, len)
+  if spec.backend ~= "cuda" or a.strides[2] ~= 1 then return nil end
+  local V = a.dtype == "f32" and 4 or 8
+  if g.C % V ~= 0 or a.offset % V ~= 0 then return nil end
+  if g.B > 1 and a.strides[1] % V ~= 0 then return nil end
+  if len > 1 and a.strides[3] % V ~= 0 then return nil end
   return V
+end
+
+local function vec_width(spec, g)
+  return channels_last(g) and chan_vec(spec, g, g.x, g.T) or nil
 end
 
 function T.supports(spec)
@@ -516,8 +521,7 @@ local function emit_mma_out(spec, g, add)
   local y = g.y
   add("  KG_BARRIER();")
   add(string.format("  unsigned short *yr = (unsigned short *)%s;", y.cname))
-  local vec = y.strides[2] == 1 and g.C % 8 == 0 and y.offset % 8 == 0 and
-    (g.B == 1 or y.strides[1] % 8 == 0) and (g.Tout == 1 or y.strides[3] % 8 == 0)
+  local vec = chan_vec(spec, g, y, g.Tout)
   if vec then
     add(string.format([[
 #if BC %% 8 == 0
