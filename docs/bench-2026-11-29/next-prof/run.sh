@@ -18,6 +18,7 @@ for k in k1 k3; do
   grep -E "Duration|DRAM Through|Memory Through|L2 Hit|Achieved Occ|Issue Slots Busy|Registers Per|Bank|excessive|sectors" $OUT/${k}_details.txt | head -30
 done
 for k in k1 k3; do
+  echo "== $k"
   python3 - "$OUT/${k}_raw.csv" <<'PY'
 import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
