@@ -246,7 +246,11 @@ function T.rank(spec, cfg)
   if cfg.path == "mma" then
     -- the window staged once (16-byte loads where channels-last and
     -- aligned), a few instructions a 128 outputs, pairs stored by whole
-    -- sectors; small blocks and few channels a warp cost latency
+    -- sectors; small blocks and few channels a warp cost latency.
+    -- Measured at LYNXNet2's conv (docs/performance.md, attempt 36): 4
+    -- channels a warp ran 5 to 15% faster than 2 or 8 in either layout,
+    -- and a channels-last y's rows of 32 bytes (BC = 16) 3 to 4% slower
+    -- than rows of 64
     local amp = (cfg.BT + (g.K - 1) * g.D) / cfg.BT
     local load = 1
     if channels_last(g) then
@@ -254,7 +258,10 @@ function T.rank(spec, cfg)
       if vec_width(spec, g) and cfg.BC % 8 == 0 then load = load * 0.5 end
     end
     local nw = cfg.BLOCK // 32
-    return amp * load + 1 + (cfg.BLOCK < 128 and 0.25 or 0) + (cfg.BC // nw > 8 and 0.25 or 0) + mma_ks(g) / 16
+    local cpw = math.abs(math.log(cfg.BC / nw, 2) - 2)   -- (BC >= nw: constraints)
+    local yrow = (not y_contig(g) and cfg.BC * esz < 64) and 0.05 or 0
+    return amp * load + 1 + (cfg.BLOCK < 128 and 0.25 or 0) + (cfg.BC // nw > 8 and 0.25 or 0) + 0.05 * cpw +
+      yrow + mma_ks(g) / 16
   end
   if cfg.path == "lanes" then
     -- each row read once from memory (the halo's re-reads hit the cache),

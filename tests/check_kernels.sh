@@ -838,6 +838,10 @@ if [ "${mode#sm_}" != "$mode" ]; then
     has_all chlast "$vd"/k1_conv1d.apart.mma.cu '__syncwarp();' 'const unsigned short *col = win + cv * 8 * WS + tt;' \
         '__stwb((uint4 *)(yr + ((long)(b) * 12000L + (long)(c) + (long)(t) * 40L)), make_uint4('
     rm -rf "$vd"
+    # rank(): the best-ranked mma config writes rows of 64 bytes (BC = 32
+    # at f16), which ran faster than 32 (docs/performance.md attempt 36)
+    r1=$("$kgen" space dwconv "$d" --kernel k1_conv1d --arch "$mode" --rank 1 2>&1 | grep -E '^ +1 .*path=mma')
+    case $r1 in *" BC=32 "*) ;; *) bad="$bad rank:$r1" ;; esac
     verdict "dwconv channels-last y" "results staged in the window's rows, 16-byte stores" "$out"
 fi
 # f32 GEMMs take the tensor cores too (3xTF32 on mma.sync m16n8k8): every
