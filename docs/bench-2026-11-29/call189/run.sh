@@ -3,7 +3,8 @@
 # 1. ConvNeXt's GELU GEMM (pp tma 128x128) at STAGES=4 and 5 (5 added to gemm.lua's list:
 #    with wait<1> a consumer holds two slots, so the producer runs STAGES - 2 K tiles
 #    ahead), pinned, one trial each, in turn twice;
-# 2. dwconv_ln (ConvNeXt) with shared memory for the rows' reductions only where they use
+# 2. dwconv_ln (ConvNeXt) with shared memory (red.patch, not kept: BLOCK=512 BT=16 PB=2
+#    ran 0.0640 against 0.0493 for BT=32 PB=1) for the rows' reductions only where they use
 #    it: shfl at TPR <= 32 takes none, which lets BLOCK=512 BT=16 PB=2 (two blocks, 32
 #    warps a multiprocessor) fit; checked at B=8 (several tiles a block), then every
 #    pipe shfl config timed (exhaustive);
