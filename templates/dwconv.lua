@@ -530,18 +530,31 @@ local function emit_mma_out(spec, g, add)
   add(string.format("  unsigned short *yr = (unsigned short *)%s;", y.cname))
   local vec = chan_vec(spec, g, y, g.Tout)
   if vec then
+    -- (two steps a thread: each channel's pair t, t + 1 is one 32-bit load,
+    -- BT and WS being even, and byte permutes part the pairs into the two
+    -- steps' vectors: half the shared loads of a 16-bit gather, whose
+    -- instructions had the shared-memory pipe throttling the kernel, MIO
+    -- stalls 3x the channel-first conv's; docs/performance.md attempt 37)
+    local function vec(sel)
+      local p = {}
+      for j = 0, 3 do p[#p + 1] = string.format("__byte_perm(w[%d], w[%d], %s)", 2 * j, 2 * j + 1, sel) end
+      return "make_uint4(" .. table.concat(p, ", ") .. ")"
+    end
     add(string.format([[
 #if BC %% 8 == 0
-  for (int e = tid; e < BC / 8 * BT; e += BLOCK) {
-    const int cv = e %% (BC / 8), tt = e / (BC / 8);
+  for (int e = tid; e < BC / 8 * (BT / 2); e += BLOCK) {
+    const int cv = e %% (BC / 8), tt = e / (BC / 8) * 2;
     const long c = c0 + cv * 8, t = t0 + tt;
     if (c >= %dL || t >= %dL) continue;
     const unsigned short *col = win + cv * 8 * WS + tt;
+    unsigned w[8];
+    #pragma unroll
+    for (int j = 0; j < 8; j++) w[j] = *(const unsigned *)(col + j * WS);
     %s
+    if (t + 1 < %dL) %s
   }
-#else]], g.C, g.Tout, kg.st16(spec, string.format("yr + (%s)", offs(y, { "b", "c", "t" })),
-      "make_uint4((unsigned)col[0] | (unsigned)col[WS] << 16, (unsigned)col[2 * WS] | (unsigned)col[3 * WS] << 16,\n" ..
-      "        (unsigned)col[4 * WS] | (unsigned)col[5 * WS] << 16, (unsigned)col[6 * WS] | (unsigned)col[7 * WS] << 16)")))
+#else]], g.C, g.Tout, kg.st16(spec, string.format("yr + (%s)", offs(y, { "b", "c", "t" })), vec("0x5410")),
+      g.Tout, kg.st16(spec, string.format("yr + (%s)", offs(y, { "b", "c", "t + 1" })), vec("0x7632"))))
   end
   add("  for (int e = tid; e < BC * BT; e += BLOCK) {")
   add("    const int ci = e % BC, tt = e / BC;")

@@ -820,7 +820,8 @@ fi
 # view the transpose back; tests/kernels/dwconv_chlast.pat): path=mma stages
 # its results in the window's rows and stores 8 channels of a step with one
 # 16-byte store (__stwb: nvcc split a plain uint4 store into four, 3x the
-# store sectors, docs/performance.md attempt 35); the f16 and bf16 kernels
+# store sectors, docs/performance.md attempt 35), a thread two steps from
+# one 32-bit load a channel parted by byte permutes (attempt 37); the f16 and bf16 kernels
 # compile under it, and the f32 one has no mma config.
 if [ "${mode#sm_}" != "$mode" ]; then
     total=$((total + 1))
@@ -836,7 +837,9 @@ if [ "${mode#sm_}" != "$mode" ]; then
     "$kgen" gen "$d" --backend cuda --arch "$mode" --kernel k1_conv1d --where path=mma -o "$vd" >/dev/null 2>&1 ||
         bad="$bad gen"
     has_all chlast "$vd"/k1_conv1d.apart.mma.cu '__syncwarp();' 'const unsigned short *col = win + cv * 8 * WS + tt;' \
-        '__stwb((uint4 *)(yr + ((long)(b) * 12000L + (long)(c) + (long)(t) * 40L)), make_uint4('
+        '__stwb((uint4 *)(yr + ((long)(b) * 12000L + (long)(c) + (long)(t) * 40L)), make_uint4(' \
+        'for (int j = 0; j < 8; j++) w[j] = *(const unsigned *)(col + j * WS);' \
+        'if (t + 1 < 300L) __stwb((uint4 *)(yr + ((long)(b) * 12000L + (long)(c) + (long)(t + 1) * 40L)), make_uint4(__byte_perm(w[0], w[1], 0x7632)'
     rm -rf "$vd"
     # rank(): the best-ranked mma config writes rows of 64 bytes (BC = 32
     # at f16), which ran faster than 32 (docs/performance.md attempt 36)

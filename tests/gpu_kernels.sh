@@ -80,6 +80,9 @@ run "convt channel-last C=512" 6 "$src/tests/kernels/gemm_convt.pat" --dim C=512
 run "dwconv mma" 12 "$src/tests/kernels/dwconv_mma.pat" --where path=mma --configs 3
 run "LYNXNet2 dwconv mma" 4 "$src/examples/lynxnet2_block.pat" --dim B=2 --dim T=300 --kernel k2_conv1d \
     --where path=mma --configs 4
+# (T = 301: the channels-last store's pair of steps ends past Tout)
+run "LYNXNet2 dwconv mma, odd T" 4 "$src/examples/lynxnet2_block.pat" --dim B=2 --dim T=301 --kernel k2_conv1d \
+    --where path=mma --configs 4
 # dwconv_ln's persistent blocks (load=pipe): at B = 8 each block takes two
 # tiles or more, so the second window buffer and the cp.async groups in
 # flight across tiles are used
