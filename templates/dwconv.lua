@@ -575,6 +575,8 @@ local function emit_mma(spec, g)
   local function add(s) L[#L + 1] = s end
   add(string.format("#define KS %d", KS))
   add(string.format("#define WS (BT + %d)", 16 * KS - 6))
+  -- (the staging and the channels-last gather move steps in pairs)
+  add("#if BT % 2 != 0\n#error \"dwconv mma: BT even\"\n#endif")
   -- the positions a block's outputs read: past them the row is zero
   add(string.format("#define WV (BT + %d)", (g.K - 1) * g.D))
   add("  __shared__ __align__(16) unsigned short win[BC * WS];")
@@ -583,21 +585,32 @@ local function emit_mma(spec, g)
   add("  const long t0 = tb * BT, c0 = cb * BC;")
   add(string.format("  const long p0 = t0 - %dL;", g.P))
   add(string.format("  const unsigned short *xr = (const unsigned short *)%s;", x.cname))
-  local inx = string.format("wi < WV && c < %dL && p >= 0 && p < %dL", g.C, g.T)
+  local function inxf(wi, p)
+    return string.format("%s < WV && c < %dL && %s >= 0 && %s < %dL", wi, g.C, p, p, g.T)
+  end
+  local inx = inxf("wi", "p")
   local V = vec_width(spec, g)
   if V then
+    -- (two steps a thread, as emit_mma_out's gather: the 16-byte loads of
+    -- steps wi and wi + 1, WS being even, and each channel's pair of them
+    -- one 32-bit store, parted by byte permutes: half the shared stores)
     add(string.format([[
 #if BC %% 8 == 0
-  for (int e = tid; e < BC / 8 * WS; e += BLOCK) {
-    const int cv = e %% (BC / 8), wi = e / (BC / 8);
+  for (int e = tid; e < BC / 8 * (WS / 2); e += BLOCK) {
+    const int cv = e %% (BC / 8), wi = e / (BC / 8) * 2;
     const long c = c0 + cv * 8, p = p0 + wi;
-    uint4 raw = make_uint4(0u, 0u, 0u, 0u);
-    if (%s) raw = *(const uint4 *)(xr + (%s));
-    const unsigned short *h = (const unsigned short *)&raw;
+    uint4 r0 = make_uint4(0u, 0u, 0u, 0u), r1 = r0;
+    if (%s) r0 = *(const uint4 *)(xr + (%s));
+    if (%s) r1 = *(const uint4 *)(xr + (%s));
+    const unsigned *h0 = (const unsigned *)&r0, *h1 = (const unsigned *)&r1;
+    unsigned short *wc = win + cv * 8 * WS + wi;
     #pragma unroll
-    for (int j = 0; j < 8; j++) win[(cv * 8 + j) * WS + wi] = h[j];
+    for (int j = 0; j < 4; j++) {
+      *(unsigned *)(wc + 2 * j * WS) = __byte_perm(h0[j], h1[j], 0x5410);
+      *(unsigned *)(wc + (2 * j + 1) * WS) = __byte_perm(h0[j], h1[j], 0x7632);
+    }
   }
-#else]], inx, offs(x, { "b", "c", "p" })))
+#else]], inx, offs(x, { "b", "c", "p" }), inxf("wi + 1", "p + 1"), offs(x, { "b", "c", "p + 1" })))
   end
   add("  for (int e = tid; e < BC * WS; e += BLOCK) {")
   if channels_last(g) then

@@ -821,7 +821,8 @@ fi
 # its results in the window's rows and stores 8 channels of a step with one
 # 16-byte store (__stwb: nvcc split a plain uint4 store into four, 3x the
 # store sectors, docs/performance.md attempt 35), a thread two steps from
-# one 32-bit load a channel parted by byte permutes (attempt 37); the f16 and bf16 kernels
+# one 32-bit load a channel parted by byte permutes, and stages its window
+# two steps a thread the same way (attempt 37); the f16 and bf16 kernels
 # compile under it, and the f32 one has no mma config.
 if [ "${mode#sm_}" != "$mode" ]; then
     total=$((total + 1))
@@ -839,6 +840,8 @@ if [ "${mode#sm_}" != "$mode" ]; then
     has_all chlast "$vd"/k1_conv1d.apart.mma.cu '__syncwarp();' 'const unsigned short *col = win + cv * 8 * WS + tt;' \
         '__stwb((uint4 *)(yr + ((long)(b) * 12000L + (long)(c) + (long)(t) * 40L)), make_uint4(' \
         'for (int j = 0; j < 8; j++) w[j] = *(const unsigned *)(col + j * WS);' \
+        '*(unsigned *)(wc + (2 * j + 1) * WS) = __byte_perm(h0[j], h1[j], 0x7632);' \
+        'if (wi + 1 < WV && c < 40L && p + 1 >= 0 && p + 1 < 300L) r1 = *(const uint4 *)(xr + ' \
         'if (t + 1 < 300L) __stwb((uint4 *)(yr + ((long)(b) * 12000L + (long)(c) + (long)(t + 1) * 40L)), make_uint4(__byte_perm(w[0], w[1], 0x7632)'
     rm -rf "$vd"
     # rank(): the best-ranked mma config writes rows of 64 bytes (BC = 32
