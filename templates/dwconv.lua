@@ -535,7 +535,7 @@ local function emit_mma_out(spec, g, add)
     -- steps' vectors: half the shared loads of a 16-bit gather, whose
     -- instructions had the shared-memory pipe throttling the kernel, MIO
     -- stalls 3x the channel-first conv's; docs/performance.md attempt 37)
-    local function vec(sel)
+    local function permuted(sel)
       local p = {}
       for j = 0, 3 do p[#p + 1] = string.format("__byte_perm(w[%d], w[%d], %s)", 2 * j, 2 * j + 1, sel) end
       return "make_uint4(" .. table.concat(p, ", ") .. ")"
@@ -553,8 +553,8 @@ local function emit_mma_out(spec, g, add)
     %s
     if (t + 1 < %dL) %s
   }
-#else]], g.C, g.Tout, kg.st16(spec, string.format("yr + (%s)", offs(y, { "b", "c", "t" })), vec("0x5410")),
-      g.Tout, kg.st16(spec, string.format("yr + (%s)", offs(y, { "b", "c", "t + 1" })), vec("0x7632"))))
+#else]], g.C, g.Tout, kg.st16(spec, string.format("yr + (%s)", offs(y, { "b", "c", "t" })), permuted("0x5410")),
+      g.Tout, kg.st16(spec, string.format("yr + (%s)", offs(y, { "b", "c", "t + 1" })), permuted("0x7632"))))
   end
   add("  for (int e = tid; e < BC * BT; e += BLOCK) {")
   add("    const int ci = e % BC, tt = e / BC;")
