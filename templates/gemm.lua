@@ -169,7 +169,7 @@ local T = {
     TN = { 1, 2, 4, 8 },          -- simt: columns per thread
     WM = { 1, 2, 4 },             -- mma: warps along M (wgmma: warpgroups)
     WN = { 1, 2, 4 },             -- mma: warps along N (wgmma: warpgroups)
-    STAGES = { 1, 2, 3, 4, 5 },   -- mma: shared-memory pipeline depth (simt: 1)
+    STAGES = { 1, 2, 3, 4, 5 },   -- shared-memory pipeline depth (simt: 1; mma: 2 to 4; wgmma: 3 to 5)
     MINB = { 1, 2 },              -- wgmma: blocks per SM the registers are capped for
     SPLITK = { 1, 2, 4 },         -- mma on sm_90: blocks of a cluster sharing one tile's K
     LNC = { 1, 2, 4, 8 },         -- ws LayerNorm: blocks of a cluster sharing a row tile's statistics
@@ -1271,6 +1271,9 @@ function T.constraints(spec, cfg)
       end
     end
     if cfg.STAGES < 2 then return false, "mma pipelines at least 2 stages" end
+    -- (a fifth stage was measured on wgmma's pp GEMMs only, performance.md
+    -- attempt 37; mma's rank() would put it first unmeasured)
+    if cfg.STAGES > 4 then return false, "mma pipelines at most 4 stages" end
     if cfg.STAGES > 2 and cfg.STAGES > kts + 1 then
       return false, "more stages than K tiles to fill them"
     end

@@ -816,6 +816,22 @@ if [ "${mode#sm_}" != "$mode" ]; then
     [ -n "$bad" ] && echo "$out"
     verdict "dwconv path=mma" "the depthwise conv on the tensor cores"
 fi
+# A fifth ring stage: wgmma's pp GEMMs take it, and it ranks first for
+# ConvNeXt's GELU GEMM, where it ran about 1% faster; mma refuses it, never
+# measured there (docs/performance.md attempt 37).
+if [ "$mode" = sm_90 ]; then
+    total=$((total + 1))
+    bad=
+    c=$src/examples/convnext_block.pat
+    r1=$("$kgen" space gemm "$c" --unfuse all --kernel k1_gemm_gelu --arch sm_90 --where sched=pp \
+        --where load=tma --rank 1 2>&1 | grep -E '^ +1 ')
+    case $r1 in *" STAGES=5 "*) ;; *) bad="$bad rank:$r1" ;; esac
+    refused gemm "$c" --unfuse all --kernel k1_gemm_gelu --arch sm_90 --where path=mma \
+        --where STAGES=5 || bad="$bad mma"
+    refused gemm "$c" --unfuse all --kernel k1_gemm_gelu --arch sm_90 --where path=mma \
+        --where STAGES=4 && bad="$bad mma-4"
+    verdict "gemm STAGES=5" "a fifth ring stage on wgmma's pp, none on mma"
+fi
 # dwconv writing channels-last (the planner gives a conv on a channels-last
 # view the transpose back; tests/kernels/dwconv_chlast.pat): path=mma stages
 # its results in the window's rows and stores 8 channels of a step with one
