@@ -44,7 +44,10 @@
 --                  bytes a load where channels-last and aligned), zero
 --                  outside x and past the halo; A's fragments are 32-bit
 --                  loads of that row (a warp's 32 lanes read 128 contiguous
---                  bytes), W's are built once a channel from w, and each
+--                  bytes), W's are built once a channel from the block's
+--                  BC x K taps, staged in shared memory beside the window
+--                  (from global memory they were 12 dependent two-byte
+--                  loads a lane and channel at K = 31), and each
 --                  lane's results are output pairs t, t + 1 (and t + 64, t +
 --                  65), stored 4 or 8 bytes at a time.  A channels-last y
 --                  is staged in the window's own rows (a row tile's results
@@ -189,8 +192,8 @@ function T.constraints(spec, cfg)
     if cfg.BLOCK // 32 > cfg.BC then return false, "more warps than channels" end
     if cfg.BC > 8 and cfg.BC > np2(g.C) then return false, "BC beyond C" end
     if cfg.BLOCK > spec.limits.threads then return false, "BLOCK over the device's threads" end
-    if cfg.BC * mma_ws(g, cfg) * 2 > math.min(spec.limits.smem, MAX_STATIC) then
-      return false, "the window is over the shared memory"
+    if cfg.BC * (mma_ws(g, cfg) + g.K) * 2 > math.min(spec.limits.smem, MAX_STATIC) then
+      return false, "the window and the taps are over the shared memory"
     end
     return true
   end
@@ -251,7 +254,11 @@ function T.rank(spec, cfg)
     -- channels a warp ran 5 to 15% faster than 2 or 8 in either layout,
     -- and a channels-last y's rows of 32 bytes (BC = 16) 3 to 4% slower
     -- than rows of 64
-    local amp = (cfg.BT + (g.K - 1) * g.D) / cfg.BT
+    -- amp: the window positions staged an output, the last row tile's
+    -- tail included (blocks past Tout's end do less: at Tout = 768, BT =
+    -- 256 ran 11% faster than 512, attempt 38)
+    local nb = kg.cdiv(g.Tout, cfg.BT)
+    local amp = nb * (cfg.BT + (g.K - 1) * g.D) / g.Tout
     local load = 1
     if channels_last(g) then
       load = 32 / math.min(32, cfg.BC * esz)
@@ -622,11 +629,20 @@ local function emit_mma(spec, g)
   add(string.format("    win[ci * WS + wi] = %s ? xr[%s] : (unsigned short)0;", inx, offs(x, { "b", "c", "p" })))
   add("  }")
   if V then add("#endif") end
+  -- the block's BC x K taps, staged beside the window, so that each
+  -- channel's W fragments are built from shared memory and not from a
+  -- dependent global load a channel
+  add(string.format("  __shared__ unsigned short wsm[BC * %d];", g.K))
+  add(string.format("  for (int e = tid; e < BC * %d; e += BLOCK) {", g.K))
+  add(string.format("    const long c = c0 + e / %d;", g.K))
+  add(string.format("    wsm[e] = c < %dL ? ((const unsigned short *)%s)[%s] : (unsigned short)0;", g.C, w.cname,
+    offs(w, { "c", "0", "e % " .. g.K })))
+  add("  }")
   add("  KG_BARRIER();")
   local ty = x.dtype == "f16" and "f16" or "bf16"
   add(string.format([[
   const int lane = tid & 31, q = lane >> 2, r = lane & 3;
-  const unsigned short *wr = (const unsigned short *)%s;
+  const unsigned short *wr = wsm;  /* %s staged */
   for (int ci = tid >> 5; ci < BC; ci += BLOCK / 32) {
     const long c = c0 + ci;
     if (c >= %dL) break;
@@ -660,7 +676,7 @@ local function emit_mma(spec, g)
                      : "+f"(d0), "+f"(d1), "+f"(d2), "+f"(d3)
                      : "r"(f0), "r"(f1), "r"(f2), "r"(f3), "r"(bw[s][0]), "r"(bw[s][1]));
       }]],
-    w.cname, g.C, g.D, g.D, g.D, g.K, offs(w, { "c", "0", "d / " .. g.D }),
+    w.cname, g.C, g.D, g.D, g.D, g.K, "ci * " .. g.K .. " + d / " .. g.D,
     bias and kg.load(spec, bias.dtype, bias.cname, offs(bias, { "c" })) or "0.0f",
     g.Tout, ty, ty))
   -- lane's outputs t, t + 1 and t + 64, t + 65 (y has x's type): a pair a

@@ -808,11 +808,22 @@ if [ "${mode#sm_}" != "$mode" ]; then
     vd=$(mktemp -d)
     "$kgen" gen "$src/examples/lynxnet2_block.pat" --backend cuda --arch sm_90 --kernel k2_conv1d \
         --where path=mma -o "$vd" >/dev/null 2>&1
-    has_all gen "$vd"/k2_conv1d.apart.mma.cu '#define KS 3' 'mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32'
+    # the taps staged in shared memory beside the window, W's fragments
+    # built from there (attempt 38)
+    has_all gen "$vd"/k2_conv1d.apart.mma.cu '#define KS 3' 'mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32' \
+        '__shared__ unsigned short wsm[BC * 31];' \
+        'wsm[e] = c < 1024L ? ((const unsigned short *)a1)[(long)(c) * 31L + (long)(e % 31)] : (unsigned short)0;' \
+        'v |= (unsigned)wr[ci * 31 + d / 1] << (16 * j);'
     rm -rf "$vd"
     best=$("$kgen" space dwconv "$src/examples/lynxnet2_block.pat" --kernel k2_conv1d --arch sm_90 --rank 1 2>&1 |
         grep -E '^ +1 ' | sort -k2 -g | head -n 1)
     case $best in *path=mma*) ;; *) bad="$bad rank" ;; esac
+    # rank(): T = 768 in whole tiles of 256 before 512 (a half-empty last
+    # tile), which ran 11% faster (attempt 38); at T = 4096 512 stays first
+    case $best in *" BC=32 BLOCK=256 BT=256 "*) ;; *) bad="$bad rank-tail:$best" ;; esac
+    best=$("$kgen" space dwconv "$src/examples/lynxnet2_block.pat" --dim T=4096 --kernel k2_conv1d --arch sm_90 \
+        --rank 1 2>&1 | grep -E '^ +1 .*path=mma')
+    case $best in *" BT=512 "*) ;; *) bad="$bad rank-4096:$best" ;; esac
     [ -n "$bad" ] && echo "$out"
     verdict "dwconv path=mma" "the depthwise conv on the tensor cores"
 fi
