@@ -967,21 +967,6 @@ local function tma_store(P, design, cfg)
   return not cfg or ((P.glu and cfg.BN // 2 or cfg.BN) // cfg.WN) % 64 == 0
 end
 
--- does sched=pp's register epilogue stage a residual GEMM's tile (an
--- output stored along its rows, epi "add") unpadded, in tma_store's
--- swizzled 64-column panels, for the copy-out to read there?  The padded
--- tile's 8 halves a row (2 x 2 KB at BM = 128) kept a fifth ring stage
--- out of the shared memory.  A row's 16-byte chunk c lies at c ^ (row % 8)
--- of its panel: the fragment stores of 8 rows and a copy-out phase's 8
--- chunks of a row land in distinct banks.  The code takes it where
--- GEMM_RSW holds (a warpgroup's columns whole panels).
-local function res_swz(P, design, cfg)
-  if design.sched ~= "pp" or not reg_epi(P, design) or out_mfast(P) or not P.res or P.epi ~= "add" then
-    return false
-  end
-  return not cfg or ((P.glu and cfg.BN // 2 or cfg.BN) // cfg.WN) % 64 == 0
-end
-
 -- load=tmares: the residual's tile goes through the stage ring as BN / 64
 -- more K tiles of the ws producer: after a tile's last K tile it copies
 -- each 64 columns of the residual (BM rows, unswizzled, the residual's
@@ -1075,7 +1060,7 @@ local function wgmma_smem(P, cfg)
   -- BN / 2 + 8 columns, a channel-first output's of BN x (BM + 8); by TMA,
   -- BM x BN or BN / 2 unpadded)
   local rt = reg_epi(P, cfg) and (out_mfast(P) and 2 * cfg.BN * (cfg.BM + 8) or
-    2 * cfg.BM * ((P.glu and cfg.BN // 2 or cfg.BN) + ((tma_store(P, cfg, cfg) or res_swz(P, cfg, cfg)) and 0 or 8)))
+    2 * cfg.BM * ((P.glu and cfg.BN // 2 or cfg.BN) + (tma_store(P, cfg, cfg) and 0 or 8)))
   if cfg.sched == "pp" then
     -- each consumer's own tile beside the stages (staged: f32, 64 rows)
     return stages + 2 * (rt or 4 * (out_mfast(P) and cfg.BN * 68 or 64 * (cfg.BN + 4))) + 1024
@@ -3355,7 +3340,6 @@ local function reg_epilogue(spec, P, design)
   local h2 = P.dt == "bf16" and "__nv_bfloat162" or "__half2"
   local pk = P.dt == "bf16" and "__floats2bfloat162_rn" or "__floats2half2_rn"
   local tst = tma_store(P, design)
-  local rsw = res_swz(P, design)
   local tres = res_tma(spec, P, design)
   -- (the gate: both halves go to the tile, value columns first, and the
   -- copy-out adds the residual to each and gates them; reg_epi: mf)
@@ -3364,14 +3348,12 @@ local function reg_epilogue(spec, P, design)
     "#define GEMM_NIL (GEMM_WTNL / 8)\n" ..
     (tst and "#define GEMM_TST (GEMM_WTNL % 64 == 0)   /* tma_store: 64-column panels */\n" ..
       "#if GEMM_TST\n#define GEMM_EST (BM * GEMM_BNL / 2)   /* the TMA store's tile in floats */\n#else\n" or
-      "#define GEMM_TST 0\n" .. (rsw and "#define GEMM_RSW (GEMM_WTNL % 64 == 0)   /* res_swz: 64-column panels */\n" ..
-      "#if GEMM_RSW\n#define GEMM_EST (BM * GEMM_BNL / 2)   /* the swizzled tile in floats */\n#else\n" or "")) ..
-    (mf and
+      "#define GEMM_TST 0\n") .. (mf and
     "#define GEMM_HS (BM + 8)   /* the 16-bit tile's stride: a column of BM rows */\n" ..
     (gate and "#define GEMM_EST (GEMM_BNL * GEMM_HS)   /* its size in floats: both halves */" or
       "#define GEMM_EST (GEMM_BNL * GEMM_HS / 2)   /* its size in floats */") or
     "#define GEMM_HS (GEMM_BNL + 8)   /* the 16-bit tile's row stride */\n" ..
-    "#define GEMM_EST (BM * GEMM_HS / 2)   /* its size in floats */") .. ((tst or rsw) and "\n#endif" or "")
+    "#define GEMM_EST (BM * GEMM_HS / 2)   /* its size in floats */") .. (tst and "\n#endif" or "")
   -- the column vectors of this thread's 2 GEMM_NIL columns (ln=fold: the
   -- bias is in the panel's column sums, gemm_cb)
   local fold = design.ln == "fold"
@@ -3455,7 +3437,7 @@ $act]], { v = v, act = act ~= "" and "        " .. act .. "\n" or "",
   -- one 4-byte store) or, channel-first, across two of its columns
   -- (tma_store: into the swizzled panels, 16-byte chunk c of row r at
   -- chunk c ^ (r % 8); a thread's rows are lane / 4 modulo 8)
-  local tput = (tst or rsw) and fill("            *($h2 *)(hb + (ni >> 3) * (BM * 128) + (mi * 64 + h * 8) * 128 + " ..
+  local tput = tst and fill("            *($h2 *)(hb + (ni >> 3) * (BM * 128) + (mi * 64 + h * 8) * 128 + " ..
     "(((ni & 7) ^ l8) << 4)) = $pk(x[mi * 4 + h * 2], x[mi * 4 + h * 2 + 1]);", { h2 = h2, pk = pk })
   local put = mf and fill([[
             $s0
@@ -3588,10 +3570,7 @@ $put
     }
 ]], { body = body, put = pt })
   end
-  -- the staged tile's copy-out (stg: the staging, tf: a run's offset in
-  -- the tile)
-  local function copyout(stg, tf)
-    return kg.line() .. "\n" .. fill([[
+  local epi = kg.line() .. "\n" .. fill([[
     GEMM_CSYNC();
 $staging    GEMM_CSYNC();
 $rwait    #pragma unroll 1
@@ -3616,7 +3595,8 @@ $radd          $store
         }
       }
     }
-$rfree]], { staging = stg, ct = ct, walk = walk, toff = tf, U = U,
+$rfree]], { staging = staging(fill("      $ct *const hp = ($ct *)gemm_ct + $base;\n", { ct = ct, base = base }), put),
+      ct = ct, walk = walk, toff = toff, U = U,
       rdecl = rdecl, rload = rload, radd = radd, store = store,
       -- (load=tmares: the residual's chunks have landed in their slots,
       -- which the consumers hand back once the copy-out has read them)
@@ -3632,21 +3612,6 @@ $rfree]], { staging = stg, ct = ct, walk = walk, toff = tf, U = U,
     for (int rc = 0; rc < GEMM_BNL / 64; rc++)
       kg_mb_arrive(&gemm_empty[(it + (unsigned)GEMM_KT + (unsigned)rc) % STAGES]);
 ]] or "" })
-  end
-  -- (the swizzled panels of tma_store and res_swz: a thread's base there)
-  local hbdecl = [[
-      const int l8 = lane >> 2;
-      unsigned char *const hb = (unsigned char *)gemm_ct +
-        (wn * (GEMM_WTNL / 64) * BM + GEMM_ROW(0) + l8) * 128 + (lane & 3) * 4;
-]]
-  local epi = copyout(staging(fill("      $ct *const hp = ($ct *)gemm_ct + $base;\n", { ct = ct, base = base }), put),
-    toff)
-  if rsw then
-    -- (res_swz: run (ri0, nl0) in panel nl0 / 64, row ri0, chunk
-    -- (nl0 % 64 / 8) ^ (ri0 % 8))
-    epi = "#if GEMM_RSW\n" .. copyout(staging(hbdecl, tput),
-      "(nl0 >> 6) * (BM * 64) + ri0 * 64 + ((((nl0 & 63) >> 3) ^ (ri0 & 7)) << 3)") .. "#else\n" .. epi .. "#endif\n"
-  end
   if tst then
     -- the TMA store: the tile's generic stores are fenced for the async
     -- proxy, then one thread stores each panel.  sched=pp: the consumer's
@@ -3666,7 +3631,11 @@ $staging    kg_wg_fence_async();
         kg_tma_st$n(&kg_tmO, (const unsigned char *)gemm_ct + p * (BM * 128), $c);
       kg_bulk_commit();
 $now    }
-]], { staging = staging(hbdecl, tput), n = #c, c = table.concat(c, ", "),
+]], { staging = staging([[
+      const int l8 = lane >> 2;
+      unsigned char *const hb = (unsigned char *)gemm_ct +
+        (wn * (GEMM_WTNL / 64) * BM + GEMM_ROW(0) + l8) * 128 + (lane & 3) * 4;
+]], tput), n = #c, c = table.concat(c, ", "),
       now = design.sched == "pp" and "" or "      kg_bulk_wait_read<0>();\n" }) .. "#else\n" .. epi .. "#endif\n"
   end
   return epi, ctdef, colpre, cvecs
