@@ -131,6 +131,11 @@ end
 
 local MAX_STATIC = 48 * 1024     -- CUDA's static shared memory per block
 
+-- __byte_perm selectors over two 32-bit words a, b of 16-bit pairs: the
+-- low halves (a's, b's) as one word, and the high halves (mma's two-step
+-- staging and gather part each channel's pair of steps with them)
+local PERM_LO, PERM_HI = "0x5410", "0x7632"
+
 -- channels per 16-byte access of tensor a (x, or y of length len along
 -- time) along its channels (CUDA; channels contiguous, every row start
 -- 16-byte aligned, C whole vectors; BC must be too, which the source
@@ -560,8 +565,8 @@ local function emit_mma_out(spec, g, add)
     %s
     if (t + 1 < %dL) %s
   }
-#else]], g.C, g.Tout, kg.st16(spec, string.format("yr + (%s)", offs(y, { "b", "c", "t" })), permuted("0x5410")),
-      g.Tout, kg.st16(spec, string.format("yr + (%s)", offs(y, { "b", "c", "t + 1" })), permuted("0x7632"))))
+#else]], g.C, g.Tout, kg.st16(spec, string.format("yr + (%s)", offs(y, { "b", "c", "t" })), permuted(PERM_LO)),
+      g.Tout, kg.st16(spec, string.format("yr + (%s)", offs(y, { "b", "c", "t + 1" })), permuted(PERM_HI))))
   end
   add("  for (int e = tid; e < BC * BT; e += BLOCK) {")
   add("    const int ci = e % BC, tt = e / BC;")
@@ -613,11 +618,11 @@ local function emit_mma(spec, g)
     unsigned short *wc = win + cv * 8 * WS + wi;
     #pragma unroll
     for (int j = 0; j < 4; j++) {
-      *(unsigned *)(wc + 2 * j * WS) = __byte_perm(h0[j], h1[j], 0x5410);
-      *(unsigned *)(wc + (2 * j + 1) * WS) = __byte_perm(h0[j], h1[j], 0x7632);
+      *(unsigned *)(wc + 2 * j * WS) = __byte_perm(h0[j], h1[j], %s);
+      *(unsigned *)(wc + (2 * j + 1) * WS) = __byte_perm(h0[j], h1[j], %s);
     }
   }
-#else]], inx, offs(x, { "b", "c", "p" }), inxf("wi + 1", "p + 1"), offs(x, { "b", "c", "p + 1" })))
+#else]], inx, offs(x, { "b", "c", "p" }), inxf("wi + 1", "p + 1"), offs(x, { "b", "c", "p + 1" }), PERM_LO, PERM_HI))
   end
   add("  for (int e = tid; e < BC * WS; e += BLOCK) {")
   if channels_last(g) then
