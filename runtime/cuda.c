@@ -106,6 +106,7 @@ enum {
     CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES = 3,
     CU_FUNC_ATTRIBUTE_NUM_REGS = 4,
     CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+    CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED = 14,
 
     CU_JIT_INFO_LOG_BUFFER = 3,
     CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES = 4,
@@ -1022,6 +1023,13 @@ static int cuda_kernel_get(kgrt_module *mbase, const char *name,
         rc = cu_fail("cuFuncGetAttribute", r);
         goto cleanup;
     }
+    /* sm_90 runs clusters of up to 16 blocks, past the portable 8, where
+     * the kernel opts in (its __cluster_dims__ says how many it takes:
+     * ln_dwconv's take C / BC).  Where the driver refuses, such a kernel's
+     * launch fails and is reported as any launch error. */
+    if (atoi(mbase->dev->info.arch + 3) >= 90)
+        (void)cu.cuFuncSetAttribute(
+            k->fn, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
     k->base.attrs.registers = regs;
     k->base.attrs.shared_static = shared > 0 ? (size_t)shared : 0;
     k->base.attrs.local_bytes = local > 0 ? (size_t)local : 0;

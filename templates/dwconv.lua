@@ -58,8 +58,23 @@
 --                  or NaN input within 8 * KS steps of a window reaches the
 --                  outputs beside its own (finite inputs give the same sums
 --                  as the other paths, up to f32 rounding order).
--- Tuning knobs: BT, BC, ITEMS (tile); BLOCK (direct); BT (128 to 512), BC
--- and BLOCK (mma).  A design ignores the other's knobs, which the
+-- Under pattern ln_dwconv (patterns/ln_dwconv.pat) the conv's input is a
+-- LayerNorm over the channels of x [B, T, C], read through the transpose:
+--   tile   each window row's mean and rstd over all C channels from global
+--          memory (two passes; every channel tile reads them again), then
+--          the window staged normalised (f32, never rounded)
+--   mma    (CUDA sm_90) the C / BC blocks of a row tile are a cluster
+--          (LN_CLUSTER below); the staging's rounds also reduce each lane's
+--          8 channels of its two steps to a mean and M2, the BC / 8 lanes
+--          holding a step's channels join theirs by xor shuffles, the
+--          cluster's blocks join theirs through distributed shared memory
+--          (Chan et al.: exact, no cancelling sum of squares), and the
+--          window is normalised in place, rounded to x's type as the
+--          unfused LayerNorm stores it (emit_mma_ln below)
+-- direct and lanes do not take it.
+-- Tuning knobs: BT, BC, ITEMS (tile); BLOCK (direct); BT (128, 256, 384 or
+-- 512; 384 for mma alone), BC and BLOCK (mma; BC 64 and 128 only for
+-- ln_dwconv's clusters).  A design ignores the other's knobs, which the
 -- constraints pin to their first value.
 -- On CUDA a channels-last window whose channels are contiguous and whose
 -- rows are 16-byte aligned is staged 16 bytes (8 halves or 4 floats) at a
@@ -71,8 +86,8 @@ local T = {
   backends = { "cuda", "opencl" },
   design = { path = { "tile", "direct", "lanes", "mma" }, items = { "apart", "run" } },
   tuning = {
-    BT = { 32, 64, 128, 256, 512 },
-    BC = { 1, 2, 4, 8, 16, 32 },
+    BT = { 32, 64, 128, 256, 384, 512 },
+    BC = { 1, 2, 4, 8, 16, 32, 64, 128 },
     ITEMS = { 1, 2, 4, 8, 16, 32 },
     BLOCK = { 64, 128, 256, 512 },
   },
@@ -82,14 +97,30 @@ local T = {
 
 local np2, argof, offs = kg.np2, kg.argof, kg.offsets
 
+-- the kernel's conv as a plain one: x [B, C, T] and y [B, C, Tout] as
+-- views; under pattern ln_dwconv x is the LayerNorm's input seen through
+-- the transpose the conv reads it by, y the pattern's output seen back
+-- through its transpose, and ln holds the LayerNorm's own operands (lx:
+-- x as [B, T, C])
 local function geometry(spec)
-  local n = spec.nodes[1]
-  local x, w = argof(spec, n.args[1]), argof(spec, n.args[2])
-  local bias = n.args[3] and argof(spec, n.args[3]) or nil
-  local y = kg.result_arg(spec, n)
+  local n
+  for _, m in ipairs(spec.nodes) do if m.op == "conv1d" then n = m; break end end
+  local x, w, bias, y, ln
+  if spec.pattern == "ln_dwconv" then
+    local bd = spec.bind
+    x = bd.x and kg.swap_axes(bd.x, 2, 3)
+    y = bd.out and kg.swap_axes(bd.out, 2, 3)
+    w, bias = bd.w, bd.bc
+    ln = { lx = bd.x, gamma = bd.gamma, beta = bd.beta, eps = spec.params.eps or 1e-5 }
+  else
+    x, w = argof(spec, n.args[1]), argof(spec, n.args[2])
+    bias = n.args[3] and argof(spec, n.args[3]) or nil
+    y = kg.result_arg(spec, n)
+  end
+  if not (n and x and w and y) then return { node = n, x = x, w = w, y = y } end
   local a = n.attrs
   return {
-    node = n, x = x, w = w, bias = bias, y = y,
+    node = n, x = x, w = w, bias = bias, y = y, ln = ln,
     B = x.shape[1], C = x.shape[2], T = x.shape[3], K = w.shape[3],
     Tout = y.shape[3], S = a.stride or 1, P = a.padding or 0, D = a.dilation or 1,
     groups = a.groups or 1,
@@ -131,6 +162,19 @@ end
 
 local MAX_STATIC = 48 * 1024     -- CUDA's static shared memory per block
 
+-- path = mma under ln_dwconv: the blocks of a cluster (LN_CLUSTER, 16: past
+-- the portable 8, which the runtime allows each kernel on sm_90) take the C / BC channel tiles of one row tile, and the
+-- kernel's dynamic shared memory holds the window and the taps (as
+-- mma's static arrays), then per window row two floats of this block's
+-- partial statistics and two of the whole row's, then gamma and beta of
+-- the block's channels
+local LN_CLUSTER = 16
+
+local function ln_mma_smem(g, cfg, ws)
+  local taps = (cfg.BC * (ws + g.K) * 2 + 15) // 16 * 16
+  return taps + 4 * (4 * ws + 2 * cfg.BC)
+end
+
 -- __byte_perm selectors over two 32-bit words a, b of 16-bit pairs: the
 -- low halves (a's, b's) as one word, and the high halves (mma's two-step
 -- staging and gather part each channel's pair of steps with them)
@@ -154,7 +198,12 @@ local function vec_width(spec, g)
 end
 
 function T.supports(spec)
-  if not kg.one_op(spec) or spec.nodes[1].op ~= "conv1d" then
+  if spec.pattern == "ln_dwconv" then
+    for _, k in ipairs({ "x", "gamma", "beta", "w", "out" }) do
+      if not spec.bind[k] then return false, "ln_dwconv: pattern binding '" .. k .. "' is missing" end
+    end
+    if not geometry(spec).node then return false, "ln_dwconv without its conv1d" end
+  elseif not kg.one_op(spec) or spec.nodes[1].op ~= "conv1d" then
     return false, "dwconv takes a kernel of one conv1d (and a transpose of its result)"
   end
   local g = geometry(spec)
@@ -162,7 +211,8 @@ function T.supports(spec)
   if g.groups ~= g.C or g.y.shape[2] ~= g.C or g.w.shape[1] ~= g.C or g.w.shape[2] ~= 1 then
     return false, "not depthwise (groups == Cin == Cout, w [C, 1, K])"
   end
-  for _, a in ipairs({ g.x, g.w, g.y, g.bias }) do
+  local ops = { g.x, g.w, g.y, g.bias or g.x, g.ln and g.ln.gamma or g.x, g.ln and g.ln.beta or g.x }
+  for _, a in ipairs(ops) do
     if a.dtype ~= "f32" and a.dtype ~= "f16" and a.dtype ~= "bf16" then
       return false, "dtype " .. a.dtype .. " is not a float type"
     end
@@ -173,6 +223,12 @@ end
 function T.constraints(spec, cfg)
   local g = geometry(spec)
   local first = T.tuning
+  if cfg.BC > 32 and not (g.ln and cfg.path == "mma") then
+    return false, "BC over 32 is for ln_dwconv's clusters (path=mma)"
+  end
+  if g.ln and (cfg.path == "direct" or cfg.path == "lanes") then
+    return false, "ln_dwconv: the LayerNorm by path tile or mma"
+  end
   if cfg.path == "direct" then
     if cfg.items ~= "apart" then return false, "items is tile's knob" end
     if cfg.BT ~= first.BT[1] or cfg.BC ~= first.BC[1] or cfg.ITEMS ~= first.ITEMS[1] then
@@ -197,11 +253,21 @@ function T.constraints(spec, cfg)
     if cfg.BLOCK // 32 > cfg.BC then return false, "more warps than channels" end
     if cfg.BC > 8 and cfg.BC > np2(g.C) then return false, "BC beyond C" end
     if cfg.BLOCK > spec.limits.threads then return false, "BLOCK over the device's threads" end
+    if g.ln then
+      if kg.sm(spec) < 90 then return false, "ln_dwconv's mma needs sm_90's clusters" end
+      if g.C % cfg.BC ~= 0 then return false, "ln_dwconv's mma: BC divides C" end
+      if g.C // cfg.BC > LN_CLUSTER then return false, "ln_dwconv's mma: more than 16 blocks a row tile" end
+      if ln_mma_smem(g, cfg, mma_ws(g, cfg)) > spec.limits.smem then
+        return false, "the window, the taps and the statistics are over the shared memory"
+      end
+      return true
+    end
     if cfg.BC * (mma_ws(g, cfg) + g.K) * 2 > math.min(spec.limits.smem, MAX_STATIC) then
       return false, "the window and the taps are over the shared memory"
     end
     return true
   end
+  if cfg.BT & (cfg.BT - 1) ~= 0 then return false, "BT a power of two off the mma path" end
   if cfg.BLOCK ~= first.BLOCK[1] then return false, "BLOCK is direct's knob" end
   if g.K > 32 then return false, "more than 32 taps for registers" end
   if cfg.path == "lanes" then
@@ -232,7 +298,7 @@ function T.constraints(spec, cfg)
     if run_len(g, cfg) > 64 then return false, "a run's inputs over 64 registers" end
     win = win | 1
   end
-  local bytes = cfg.BC * (win + (channels_last(g) and (g.K | 1) or 0)) * 4
+  local bytes = cfg.BC * (win + (channels_last(g) and (g.K | 1) or 0)) * 4 + (g.ln and 8 * win or 0)
   local lim = spec.limits.smem
   if spec.backend == "cuda" and lim > MAX_STATIC then lim = MAX_STATIC end
   if bytes > lim then return false, "the window is over the shared memory" end
@@ -272,8 +338,14 @@ function T.rank(spec, cfg)
     local nw = cfg.BLOCK // 32
     local cpw = math.abs(math.log(cfg.BC / nw, 2) - 2)   -- (BC >= nw: constraints)
     local yrow = (not y_contig(g) and cfg.BC * esz < 64) and 0.05 or 0
+    -- (ln_dwconv: clusters of 16 blocks, BC = 64 at C = 1024, ran 10 to
+    -- 20% slower than clusters of 8, and a block of over half a
+    -- multiprocessor's shared memory, one a multiprocessor, 40% slower
+    -- than two (BT = 512 against 256 at BC = 128), attempt 39)
+    local cl = g.ln and g.C // cfg.BC > 8 and 0.1 or 0
+    if g.ln and 2 * (ln_mma_smem(g, cfg, mma_ws(g, cfg)) + 1024) > spec.limits.smem then cl = cl + 0.25 end
     return amp * load + 1 + (cfg.BLOCK < 128 and 0.25 or 0) + (cfg.BC // nw > 8 and 0.25 or 0) + 0.05 * cpw +
-      yrow + mma_ks(g) / 16
+      yrow + mma_ks(g) / 16 + cl
   end
   if cfg.path == "lanes" then
     -- each row read once from memory (the halo's re-reads hit the cache),
@@ -301,7 +373,10 @@ function T.rank(spec, cfg)
     taps = g.K + cf * run_len(g, cfg) / cfg.ITEMS
     store = 32 / math.min(32, cfg.ITEMS * esz)
   end
-  return amp * load + store + (nt < 128 and 0.5 or 0) + (nt > 512 and 0.25 or 0) + taps / 16
+  -- (ln_dwconv: every channel tile reads its window rows' C channels
+  -- twice for their statistics)
+  local stats = g.ln and g.C / (8 * cfg.BC) or 0
+  return amp * load + store + (nt < 128 and 0.5 or 0) + (nt > 512 and 0.25 or 0) + taps / 16 + stats
 end
 
 function T.launch(spec, cfg)
@@ -312,7 +387,7 @@ function T.launch(spec, cfg)
   end
   if cfg.path == "mma" then
     return { grid = { g.B * kg.cdiv(g.C, cfg.BC) * kg.cdiv(g.Tout, cfg.BT), 1, 1 },
-             block = { cfg.BLOCK, 1, 1 }, smem = 0 }
+             block = { cfg.BLOCK, 1, 1 }, smem = g.ln and ln_mma_smem(g, cfg, mma_ws(g, cfg)) or 0 }
   end
   local blocks = g.B * kg.cdiv(g.C, cfg.BC) * kg.cdiv(g.Tout, cfg.BT)
   return { grid = { blocks, 1, 1 }, block = { cfg.BC * cfg.BT // cfg.ITEMS, 1, 1 }, smem = 0 }
@@ -431,8 +506,36 @@ local function emit_tile(spec, g, design)
   block_coords(g, add)
   add("  const long t0 = tb * BT, c0 = cb * BC;")
   add(string.format("  const long p0 = t0 * %dL - %dL;", g.S, g.P))
+  local xval = kg.load(spec, x.dtype, x.cname, offs(x, { "b", "c", "p" }))
+  if g.ln then
+    -- ln_dwconv's fallback: each window row's mean and rstd over all C
+    -- channels from global memory (two passes; every channel tile of the
+    -- row reads them again), then the window staged normalised
+    local ln, lx = g.ln, g.ln.lx
+    local xc = kg.load(spec, lx.dtype, lx.cname, offs(lx, { "b", "p", "c" }))
+    add("  KG_SHARED float lnm[WIN], lnr[WIN];")
+    add(string.format([[
+  for (int wi = tid; wi < WIN; wi += NT) {
+    const long p = p0 + wi;
+    float mean = 0.0f, rstd = 0.0f;
+    if (p >= 0 && p < %dL) {
+      float s = 0.0f, q = 0.0f;
+      for (long c = 0; c < %dL; c++) s += %s;
+      mean = s / %s;
+      for (long c = 0; c < %dL; c++) { const float d = %s - mean; q += d * d; }
+      rstd = 1.0f / %s(q / %s + %s);
+    }
+    lnm[wi] = mean;
+    lnr[wi] = rstd;
+  }
+  KG_BARRIER();]], g.T, g.C, xc, kg.float(g.C), g.C, xc, spec.backend == "cuda" and "sqrtf" or "sqrt",
+      kg.float(g.C), kg.float(ln.eps)))
+    xval = string.format("(%s - lnm[wi]) * lnr[wi] * %s + %s", xval,
+      kg.load(spec, ln.gamma.dtype, ln.gamma.cname, offs(ln.gamma, { "c" })),
+      kg.load(spec, ln.beta.dtype, ln.beta.cname, offs(ln.beta, { "c" })))
+  end
   -- stage the window, in the input's memory order
-  local V = vec_width(spec, g)
+  local V = not g.ln and vec_width(spec, g)
   if V then
     -- V channels of one position per 16-byte load, where BC is whole
     -- vectors (BC is a #define)
@@ -459,8 +562,7 @@ local function emit_tile(spec, g, design)
     add("    const int ci = e / WIN, wi = e % WIN;")
   end
   add("    const long c = c0 + ci, p = p0 + wi;")
-  add(string.format("    win[ci * WS + wi] = (c < %dL && p >= 0 && p < %dL) ? %s : 0.0f;",
-    g.C, g.T, kg.load(spec, x.dtype, x.cname, offs(x, { "b", "c", "p" }))))
+  add(string.format("    win[ci * WS + wi] = (c < %dL && p >= 0 && p < %dL) ? %s : 0.0f;", g.C, g.T, xval))
   add("  }")
   if V then add("#endif") end
   if stagew then
@@ -577,6 +679,163 @@ local function emit_mma_out(spec, g, add)
   if vec then add("#endif") end
 end
 
+-- path = mma under ln_dwconv: the LayerNorm of the window's rows, in
+-- place, before the conv.  Each block finds the mean and M2 of each row
+-- over its BC channels, the cluster's blocks exchange them through
+-- distributed shared memory and combine them exactly (Chan et al., equal
+-- counts at every step), and the window is normalised, rounded to x's type
+-- as the unfused LayerNorm stores it; positions outside x stay zero (the
+-- conv's padding of the normalised rows).  Rows as pairs of steps: lnp and
+-- lnr hold (mean, M2) and (mean, rstd) of steps 2j, 2j + 1 as one float4.
+-- (the end of an ln_dwconv kernel: its peers are done with its shared
+-- memory)
+local LN_WAIT = [[  asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");]]
+
+local function ln_types(x)
+  if x.dtype == "f16" then return "__half2", "__half22float2", "__floats2half2_rn" end
+  return "__nv_bfloat162", "__bfloat1622float2", "__floats2bfloat162_rn"
+end
+
+-- where each 16-byte load holds 8 channels of a step: the V staging of
+-- emit_mma, in rounds every thread takes (the warp's shuffles need every
+-- lane), each lane also reducing its 8 channels of steps wi and wi + 1 to
+-- a mean and M2, then the BC / 8 lanes that hold a step's BC channels
+-- (adjacent lanes: e runs over channels first) combining theirs by xor
+-- shuffles
+local function emit_mma_ln_stage(spec, g, add, in0, in1)
+  local x = g.x
+  local pk, unpk = ln_types(x)
+  add(string.format([[
+#if BC %% 8 == 0
+  #pragma unroll 2
+  for (int e0 = 0; e0 < BC / 8 * (WS / 2); e0 += BLOCK) {
+    const int e = e0 + tid;
+    const bool on = e < BC / 8 * (WS / 2);
+    const int cv = e %% (BC / 8), wi = e / (BC / 8) * 2;
+    const long c = c0 + cv * 8, p = p0 + wi;
+    uint4 r0 = make_uint4(0u, 0u, 0u, 0u), r1 = r0;
+    if (on && %s) r0 = *(const uint4 *)(xr + (%s));
+    if (on && %s) r1 = *(const uint4 *)(xr + (%s));
+    const unsigned *h0 = (const unsigned *)&r0, *h1 = (const unsigned *)&r1;
+    if (on) {
+      unsigned short *wc = win + cv * 8 * WS + wi;
+      #pragma unroll
+      for (int j = 0; j < 4; j++) {
+        *(unsigned *)(wc + 2 * j * WS) = __byte_perm(h0[j], h1[j], %s);
+        *(unsigned *)(wc + (2 * j + 1) * WS) = __byte_perm(h0[j], h1[j], %s);
+      }
+    }
+    float2 fa[4], fb[4];
+    float ma = 0.0f, mb = 0.0f, qa = 0.0f, qb = 0.0f;
+    #pragma unroll
+    for (int j = 0; j < 4; j++) {
+      fa[j] = %s(*(const %s *)&h0[j]);
+      fb[j] = %s(*(const %s *)&h1[j]);
+      ma += fa[j].x + fa[j].y;
+      mb += fb[j].x + fb[j].y;
+    }
+    ma *= 0.125f;
+    mb *= 0.125f;
+    #pragma unroll
+    for (int j = 0; j < 4; j++) {
+      qa += (fa[j].x - ma) * (fa[j].x - ma) + (fa[j].y - ma) * (fa[j].y - ma);
+      qb += (fb[j].x - mb) * (fb[j].x - mb) + (fb[j].y - mb) * (fb[j].y - mb);
+    }
+    /* two halves of 8 o values each: M2 gains (their means' gap)^2 * 4 o */
+    #pragma unroll
+    for (int o = 1; o < BC / 8; o <<= 1) {
+      const float pa = __shfl_xor_sync(0xffffffffu, ma, o), pqa = __shfl_xor_sync(0xffffffffu, qa, o);
+      const float pb = __shfl_xor_sync(0xffffffffu, mb, o), pqb = __shfl_xor_sync(0xffffffffu, qb, o);
+      qa += pqa + (ma - pa) * (ma - pa) * (4.0f * o);
+      qb += pqb + (mb - pb) * (mb - pb) * (4.0f * o);
+      ma = 0.5f * (ma + pa);
+      mb = 0.5f * (mb + pb);
+    }
+    if (on && cv == 0) *(float4 *)(lnp + 2 * wi) = make_float4(ma, qa, mb, qb);
+  }
+#else]], in0, offs(x, { "b", "c", "p" }), in1, offs(x, { "b", "c", "p + 1" }), PERM_LO, PERM_HI,
+    unpk, pk, unpk, pk))
+end
+
+-- else, after the window is staged a value at a time: a thread a step,
+-- over the BC channels of its window row (shifted by the row's first
+-- value, so that the sum of squares does not cancel)
+local function emit_mma_ln_sums(spec, g, add)
+  local h2f = g.x.dtype == "f16" and "__half2float(__ushort_as_half(%s))" or
+    "__bfloat162float(__ushort_as_bfloat16(%s))"
+  add(string.format([[
+  KG_BARRIER();
+  for (int wi = tid; wi < WS; wi += BLOCK) {
+    const float k0 = %s;
+    float s1 = 0.0f, s2 = 0.0f;
+    #pragma unroll 8
+    for (int ci = 0; ci < BC; ci++) {
+      const float d = %s - k0;
+      s1 += d;
+      s2 += d * d;
+    }
+    const float ml = s1 * (1.0f / BC);
+    lnp[2 * wi] = k0 + ml;
+    lnp[2 * wi + 1] = s2 - s1 * ml;
+  }]], string.format(h2f, "win[wi]"), string.format(h2f, "win[ci * WS + wi]")))
+end
+
+-- after the window, the taps and the partial statistics: the cluster's
+-- exchange, then the window normalised by NGQ groups of threads a pair
+-- of steps, each group over its share of the channels (a pair's mean and
+-- rstd held in registers)
+local function emit_mma_ln(spec, g, add)
+  local ln = g.ln
+  local pk, unpk, cv = ln_types(g.x)
+  local function ok(wi, p)
+    return string.format("%s < WV && %s >= 0 && %s < %dL", wi, p, p, g.T)
+  end
+  add(string.format([[
+  for (int e = tid; e < BC; e += BLOCK) {
+    lng[e] = %s;
+    lng[BC + e] = %s;
+  }
+  kg_dw_cluster_sync();
+  for (int j = tid; j < WS / 2; j += BLOCK) {
+    /* block k's part joins the k parts before it (k BC values): the mean
+       moves by d / (k + 1), M2 gains the part's and d^2 BC k / (k + 1) */
+    float4 st = kg_dw_ld_peer4(kg_dw_peer(lnp + 4 * j, 0u));
+    float ma = st.x, qa = st.y, mb = st.z, qb = st.w;
+    #pragma unroll 4
+    for (int k = 1; k < NCB; k++) {
+      st = kg_dw_ld_peer4(kg_dw_peer(lnp + 4 * j, (unsigned)k));
+      const float da = st.x - ma, db = st.z - mb, f = 1.0f / (k + 1);
+      ma += da * f;
+      mb += db * f;
+      qa += st.y + da * da * ((float)BC * k * f);
+      qb += st.w + db * db * ((float)BC * k * f);
+    }
+    *(float4 *)(lnr + 4 * j) = make_float4(ma, 1.0f / sqrtf(qa / %s + %s), mb, 1.0f / sqrtf(qb / %s + %s));
+  }
+  /* this block is done with its peers' statistics: it tells them so (they
+     wait for that before they exit, their shared memory staying readable
+     until then) and goes on */
+  asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory");
+  KG_BARRIER();
+  for (int e = tid; e < NGQ * (WS / 2); e += BLOCK) {
+    const int j = e %% (WS / 2), wi = 2 * j;
+    const long p = p0 + wi;
+    const float4 st = *(const float4 *)(lnr + 4 * j);
+    const bool ok0 = %s, ok1 = %s;
+    #pragma unroll 4
+    for (int ci = e / (WS / 2); ci < BC; ci += NGQ) {
+      %s *const pp = (%s *)(win + ci * WS + wi);
+      const float2 v = %s(*pp);
+      const float ga = lng[ci], be = lng[BC + ci];
+      *pp = %s(ok0 ? (v.x - st.x) * st.y * ga + be : 0.0f, ok1 ? (v.y - st.z) * st.w * ga + be : 0.0f);
+    }
+  }]],
+    kg.load(spec, ln.gamma.dtype, ln.gamma.cname, offs(ln.gamma, { "c0 + e" })),
+    kg.load(spec, ln.beta.dtype, ln.beta.cname, offs(ln.beta, { "c0 + e" })),
+    kg.float(g.C), kg.float(ln.eps), kg.float(g.C), kg.float(ln.eps),
+    ok("wi", "p"), ok("wi + 1", "p + 1"), pk, pk, unpk, cv))
+end
+
 -- path = mma (see the header): the window of one batch entry's BC channels
 -- in shared memory as 16-bit rows, then each warp's channels on the
 -- tensor cores
@@ -591,9 +850,26 @@ local function emit_mma(spec, g)
   add("#if BT % 2 != 0\n#error \"dwconv mma: BT even\"\n#endif")
   -- the positions a block's outputs read: past them the row is zero
   add(string.format("#define WV (BT + %d)", (g.K - 1) * g.D))
-  add("  __shared__ __align__(16) unsigned short win[BC * WS];")
+  local ln = g.ln
+  if ln then
+    -- (ln_mma_smem's layout; the cluster's blocks take the channel tiles
+    -- of one row tile, channel tile fastest)
+    add(string.format("#define NCB (%d / BC)", g.C))
+    add(string.format("#define LN_OFF ((BC * (WS + %d) * 2 + 15) / 16 * 16)", g.K))
+    add("#define NGQ (BLOCK / (WS / 2) > 0 ? BLOCK / (WS / 2) : 1)")
+    add("  extern __shared__ __align__(16) unsigned char kg_dw_smem[];")
+    add("  unsigned short *const win = (unsigned short *)kg_dw_smem;")
+    add("  float *const lnp = (float *)(kg_dw_smem + LN_OFF), *const lnr = lnp + 2 * WS, *const lng = lnr + 2 * WS;")
+    add("  const int tid = (int)KG_TID(0);")
+    add("  long bid = KG_BID(0);")
+    add("  const long cb = bid % NCB; bid /= NCB;")
+    add(string.format("  const long tb = bid %% ((%dL + BT - 1) / BT);", g.Tout))
+    add(string.format("  const long b = bid / ((%dL + BT - 1) / BT);", g.Tout))
+  else
+    add("  __shared__ __align__(16) unsigned short win[BC * WS];")
+    block_coords(g, add)
+  end
   local staged = not y_contig(g)
-  block_coords(g, add)
   add("  const long t0 = tb * BT, c0 = cb * BC;")
   add(string.format("  const long p0 = t0 - %dL;", g.P))
   add(string.format("  const unsigned short *xr = (const unsigned short *)%s;", x.cname))
@@ -602,7 +878,9 @@ local function emit_mma(spec, g)
   end
   local inx = inxf("wi", "p")
   local V = vec_width(spec, g)
-  if V then
+  if V and ln then
+    emit_mma_ln_stage(spec, g, add, inx, inxf("wi + 1", "p + 1"))
+  elseif V then
     -- (two steps a thread, as emit_mma_out's gather: the 16-byte loads of
     -- steps wi and wi + 1, WS being even, and each channel's pair of them
     -- one 32-bit store, parted by byte permutes: half the shared stores)
@@ -633,16 +911,19 @@ local function emit_mma(spec, g)
   add("    const long c = c0 + ci, p = p0 + wi;")
   add(string.format("    win[ci * WS + wi] = %s ? xr[%s] : (unsigned short)0;", inx, offs(x, { "b", "c", "p" })))
   add("  }")
+  if ln then emit_mma_ln_sums(spec, g, add) end
   if V then add("#endif") end
   -- the block's BC x K taps, staged beside the window, so that each
   -- channel's W fragments are built from shared memory and not from a
   -- dependent global load a channel
-  add(string.format("  __shared__ unsigned short wsm[BC * %d];", g.K))
+  add(ln and "  unsigned short *const wsm = win + BC * WS;" or
+    string.format("  __shared__ unsigned short wsm[BC * %d];", g.K))
   add(string.format("  for (int e = tid; e < BC * %d; e += BLOCK) {", g.K))
   add(string.format("    const long c = c0 + e / %d;", g.K))
   add(string.format("    wsm[e] = c < %dL ? ((const unsigned short *)%s)[%s] : (unsigned short)0;", g.C, w.cname,
     offs(w, { "c", "0", "e % " .. g.K })))
   add("  }")
+  if ln then emit_mma_ln(spec, g, add) end
   add("  KG_BARRIER();")
   local ty = x.dtype == "f16" and "f16" or "bf16"
   add(string.format([[
@@ -698,6 +979,7 @@ local function emit_mma(spec, g)
     add("    }")
     add("  }")
     emit_mma_out(spec, g, add)
+    if g.ln then add(LN_WAIT) end
     return table.concat(L, "\n")
   end
   add("      const long t = t0 + gi * 128 + 2 * lane;")
@@ -713,6 +995,7 @@ local function emit_mma(spec, g)
   end
   add("    }")
   add("  }")
+  if g.ln then add(LN_WAIT) end
   return table.concat(L, "\n")
 end
 
@@ -723,18 +1006,23 @@ function T.emit(spec, design)
     design.path == "mma" and emit_mma(spec, g) or emit_direct(spec, g)
   local out = { kg.prelude(spec) }
   out[#out + 1] = kg.comment(string.format(
-    "depthwise conv1d: B %d, C %d, T %d -> %d, K %d, stride %d, padding %d, dilation %d%s%s",
+    (g.ln and "LayerNorm over the channels (eps " .. tostring(g.ln.eps) .. "), then " or "") .. "depthwise conv1d: B %d, C %d, T %d -> %d, K %d, stride %d, padding %d, dilation %d%s%s",
     g.B, g.C, g.T, g.Tout, g.K, g.S, g.P, g.D, g.bias and ", bias" or "",
     channels_last(g) and ", channels-last input" or ""))
+  local cluster = ""
+  if g.ln and design.path == "mma" then
+    out[#out + 1] = kg.cluster_helpers("kg_dw")
+    cluster = string.format("__cluster_dims__(%d / BC, 1, 1) ", g.C)
+  end
   out[#out + 1] = kg.line()
   out[#out + 1] = string.format([[
-KG_KERNEL void %s(
+KG_KERNEL void %s%s(
     %s)
 {
   KG_GRID_DEP();
 %s
 }
-]], spec.kernel, kg.params(spec), body)
+]], cluster, spec.kernel, kg.params(spec), body)
   return table.concat(out, "\n")
 end
 

@@ -657,7 +657,7 @@ PAT
     echo "$out" | grep -q 'ok .*path=tile' || { bad="$bad check"; echo "$out"; }
     first() { "$kgen" space rownorm "$@" --arch sm_90 --rank 1 2>&1 | grep -E '^ +1 ' | sort -k2 -g | head -n 1; }
     case $(first "$cx" --kernel k1_layernorm) in *path=tile*) ;; *) bad="$bad rank-strided" ;; esac
-    case $(first "$src/examples/lynxnet2_block.pat" --kernel k0_layernorm) in *path=regs*) ;; *) bad="$bad rank-rows" ;; esac
+    case $(first "$src/examples/lynxnet2_block.pat" --unfuse k0_ln_dwconv --kernel k0_layernorm) in *path=regs*) ;; *) bad="$bad rank-rows" ;; esac
     rm -rf "$wd"
     verdict "rownorm tile and rank" "16-byte row loads where aligned, tile first for strided rows"
 fi
@@ -806,7 +806,7 @@ if [ "${mode#sm_}" != "$mode" ]; then
     refused dwconv "$src/tests/kernels/dwconv_basic.pat" --kernel k0_conv1d --arch sm_90 --where path=mma ||
         bad="$bad f32"
     vd=$(mktemp -d)
-    "$kgen" gen "$src/examples/lynxnet2_block.pat" --backend cuda --arch sm_90 --kernel k2_conv1d \
+    "$kgen" gen "$src/examples/lynxnet2_block.pat" --backend cuda --arch sm_90 --unfuse k0_ln_dwconv --kernel k2_conv1d \
         --where path=mma -o "$vd" >/dev/null 2>&1
     # the taps staged in shared memory beside the window, W's fragments
     # built from there (attempt 38)
@@ -815,13 +815,20 @@ if [ "${mode#sm_}" != "$mode" ]; then
         'wsm[e] = c < 1024L ? ((const unsigned short *)a1)[(long)(c) * 31L + (long)(e % 31)] : (unsigned short)0;' \
         'v |= (unsigned)wr[ci * 31 + d / 1] << (16 * j);'
     rm -rf "$vd"
-    best=$("$kgen" space dwconv "$src/examples/lynxnet2_block.pat" --kernel k2_conv1d --arch sm_90 --rank 1 2>&1 |
+    best=$("$kgen" space dwconv "$src/examples/lynxnet2_block.pat" --unfuse k0_ln_dwconv --kernel k2_conv1d \
+        --arch sm_90 --rank 1 2>&1 |
         grep -E '^ +1 ' | sort -k2 -g | head -n 1)
     case $best in *path=mma*) ;; *) bad="$bad rank" ;; esac
-    # rank(): T = 768 in whole tiles of 256 before 512 (a half-empty last
-    # tile), which ran 11% faster (attempt 38); at T = 4096 512 stays first
-    case $best in *" BC=32 BLOCK=256 BT=256 "*) ;; *) bad="$bad rank-tail:$best" ;; esac
-    best=$("$kgen" space dwconv "$src/examples/lynxnet2_block.pat" --dim T=4096 --kernel k2_conv1d --arch sm_90 \
+    # rank(): T = 768 in whole tiles before 512 (a half-empty last tile),
+    # 256 ran 11% faster than 512 (attempt 38), and two tiles of 384 (less
+    # halo) 3 to 4% faster than three of 256 (attempt 39); at T = 4096 512
+    # stays first.  BT = 384 is mma's alone (the other paths' BT are
+    # powers of two)
+    case $best in *" BC=32 BLOCK=256 BT=384 "*) ;; *) bad="$bad rank-tail:$best" ;; esac
+    refused dwconv "$src/examples/lynxnet2_block.pat" --unfuse k0_ln_dwconv --kernel k2_conv1d --arch opencl \
+        --where BT=384 || bad="$bad bt384-off-mma"
+    best=$("$kgen" space dwconv "$src/examples/lynxnet2_block.pat" --dim T=4096 --unfuse k0_ln_dwconv \
+        --kernel k2_conv1d --arch sm_90 \
         --rank 1 2>&1 | grep -E '^ +1 .*path=mma')
     case $best in *" BT=512 "*) ;; *) bad="$bad rank-4096:$best" ;; esac
     [ -n "$bad" ] && echo "$out"
@@ -988,6 +995,39 @@ if [ "$mode" = sm_90 ]; then
         'kg_dl_cp16((par ? win0 : win1) + c * SH + 8 * j' 'kg_dl_wait1();' 'const uint4 gr = gq[i], br = bq[i];'
     rm -rf "$vd"
     verdict "dwconv_ln load=v16, pipe" "16-byte window rows and stores; the next window in flight" "$out"
+fi
+# ln_dwconv's mma path (sm_90: the clusters of C / BC blocks over one row
+# tile share each window row's partial statistics through distributed
+# shared memory): every f16 and bf16 kernel of tests/kernels/ln_dwconv.pat
+# compiles under it and the f32 one is refused, as is sm_80 (no clusters);
+# LYNXNet2's k0 ranks clusters of 8 first (BC = 128; clusters of 16 ran
+# slower, attempt 39) while its plain conv, unfused, keeps BC <= 32; the
+# source carries its cluster dims, the lanes' combine by shuffles, the
+# peers' reads and the wait before the block exits.
+if [ "$mode" = sm_90 ]; then
+    total=$((total + 1))
+    bad=
+    ly=$src/examples/lynxnet2_block.pat
+    # shellcheck disable=SC2086
+    out=$("$kgen" check "$src/tests/kernels/ln_dwconv.pat" $args --where path=mma --configs 3 2>&1)
+    for k in k0_ln_dwconv k1_ln_dwconv k4_ln_dwconv; do
+        echo "$out" | grep -q "^$k .* ok .*path=mma" || bad="$bad $k"
+    done
+    echo "$out" | grep -q '^k2_ln_dwconv .*no config' || bad="$bad f32"
+    echo "$out" | tail -n 1 | grep -q ' 0 compile errors, 0 launch errors, 0 wrong results' || bad="$bad summary"
+    refused dwconv "$ly" --kernel k0_ln_dwconv --arch sm_80 --where path=mma || bad="$bad sm_80"
+    refused dwconv "$ly" --unfuse k0_ln_dwconv --kernel k2_conv1d --arch sm_90 --where BC=64 || bad="$bad plain-BC64"
+    best=$("$kgen" space dwconv "$ly" --kernel k0_ln_dwconv --arch sm_90 --rank 1 2>&1 |
+        grep -E '^ +1 ' | sort -k2 -g | head -n 1)
+    case $best in *"path=mma BC=128 BLOCK=512 BT=256 "*) ;; *) bad="$bad rank:$best" ;; esac
+    vd=$(mktemp -d)
+    "$kgen" gen "$ly" --backend cuda --arch sm_90 --kernel k0_ln_dwconv --where path=mma --where BC=128 \
+        -o "$vd" >/dev/null 2>&1 || bad="$bad gen"
+    has_all gen "$(ls "$vd"/*.cu 2>/dev/null | head -n 1)" '__cluster_dims__(1024 / BC, 1, 1)' \
+        '__shfl_xor_sync(0xffffffffu, ma, o)' 'kg_dw_ld_peer4(kg_dw_peer(lnp + 4 * j, (unsigned)k))' \
+        'barrier.cluster.arrive.release.aligned;' 'barrier.cluster.wait.acquire.aligned;'
+    rm -rf "$vd"
+    verdict "ln_dwconv path=mma" "LayerNorm and depthwise conv in clusters" "$out"
 fi
 echo "$((total - failed))/$total models pass kgen check ($mode)"
 [ "$failed" -eq 0 ]

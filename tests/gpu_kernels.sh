@@ -78,11 +78,18 @@ run "convt channel-last C=512" 6 "$src/tests/kernels/gemm_convt.pat" --dim C=512
 # the depthwise conv on the tensor cores (dwconv path=mma): its fragments'
 # layout is only right if the hardware's mma agrees
 run "dwconv mma" 12 "$src/tests/kernels/dwconv_mma.pat" --where path=mma --configs 3
-run "LYNXNet2 dwconv mma" 4 "$src/examples/lynxnet2_block.pat" --dim B=2 --dim T=300 --kernel k2_conv1d \
+run "LYNXNet2 dwconv mma" 4 "$src/examples/lynxnet2_block.pat" --dim B=2 --dim T=300 --unfuse k0_ln_dwconv --kernel k2_conv1d \
     --where path=mma --configs 4
 # (T = 301: the channels-last store's pair of steps ends past Tout)
-run "LYNXNet2 dwconv mma, odd T" 4 "$src/examples/lynxnet2_block.pat" --dim B=2 --dim T=301 --kernel k2_conv1d \
+run "LYNXNet2 dwconv mma, odd T" 4 "$src/examples/lynxnet2_block.pat" --dim B=2 --dim T=301 --unfuse k0_ln_dwconv --kernel k2_conv1d \
     --where path=mma --configs 4
+# ln_dwconv's clusters (their barriers, the peers' statistics through
+# distributed shared memory, and clusters of 16 blocks, which runtime/cuda.c
+# allows): every kernel of tests/kernels/ln_dwconv.pat, and LYNXNet2's at
+# T = 301 (the last row tile past Tout) in clusters of 8 and 16
+run "ln_dwconv" 16 "$src/tests/kernels/ln_dwconv.pat" --configs 4
+run "LYNXNet2 ln_dwconv mma" 8 "$src/examples/lynxnet2_block.pat" --dim B=2 --dim T=301 --kernel k0_ln_dwconv \
+    --where path=mma --configs 24
 # dwconv_ln's persistent blocks (load=pipe): at B = 8 each block takes two
 # tiles or more, so the second window buffer and the cp.async groups in
 # flight across tiles are used
