@@ -687,6 +687,7 @@ end
 -- as the unfused LayerNorm stores it; positions outside x stay zero (the
 -- conv's padding of the normalised rows).  Rows as pairs of steps: lnp and
 -- lnr hold (mean, M2) and (mean, rstd) of steps 2j, 2j + 1 as one float4.
+
 -- (the end of an ln_dwconv kernel: its peers are done with its shared
 -- memory)
 local LN_WAIT = [[  asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");]]
