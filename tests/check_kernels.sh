@@ -343,7 +343,7 @@ if [ "$mode" = sm_90 ]; then
         'for (long t = GEMM_PB + cw * GEMM_PG; t < GEMM_TILES; t += 2 * GEMM_PG) {' '#define GEMM_PB KG_BID(0)' \
         'float *const gemm_ct = gemm_ep + cw * GEMM_EST;' 'setmaxnreg.inc'
     # gemm_glu's paired B rows by the producer: one address per thread
-    "$kgen" gen "$src/examples/lynxnet2_block.pat" --dim B=2 --dim T=96 --dim C=72 --kernel k4_gemm_glu \
+    "$kgen" gen "$src/examples/lynxnet2_block.pat" --dim B=2 --dim T=96 --dim C=72 --kernel k2_gemm_glu \
         --backend cuda --arch sm_90 -o "$wd/glu" --where sched=pp --where load=cp >/dev/null 2>&1 || bad="$bad gen-glu"
     grep -qF 'p + GEMM_GLU_R(i) * 72' "$wd"/glu/*.pp.cu 2>/dev/null || bad="$bad glu-affine"
     ln=$src/tools/bench/ln_gemm_gelu.pat
@@ -352,7 +352,7 @@ if [ "$mode" = sm_90 ]; then
     done
     for a in "$lf --kernel k2_linear" "$src/tools/bench/gated_tanh_residual.pat --dim B=2 --dim C=64 --dim T=96" \
              "$src/examples/wavenet_layer.pat --dim B=2 --dim C=64 --dim H=32 --dim T=96 --kernel k4_conv1x1_residual" \
-             "$src/examples/lynxnet2_block.pat --dim B=2 --dim T=96 --dim C=72 --kernel k4_gemm_glu" \
+             "$src/examples/lynxnet2_block.pat --dim B=2 --dim T=96 --dim C=72 --kernel k2_gemm_glu" \
              "$ln --dim M=300 --dim K=128 --dim N=328 --unfuse all --kernel k1_gemm_gelu --where STAGES=4"; do
         # shellcheck disable=SC2086
         out=$("$kgen" check $a $args --configs 3 --where sched=pp --where load=cp 2>&1)
@@ -390,7 +390,7 @@ if [ "$mode" = sm_90 ]; then
     has_all ln "$wd/ln/k0_ln_gemm_gelu.prepass.tma.wgmma.smem.ws.cu" 'kg_mb_init(&gemm_full[s], 129);' \
         'kg_mb_arrive(&gemm_full[xs]);' 'kg_tma2(bs_w, &kg_tmB, (int)k0, (int)(n0), &gemm_full[ws]);' \
         'kg_gemm_cp16(s + i * (GEMM_LT / 8) * 64'
-    "$kgen" gen "$src/examples/lynxnet2_block.pat" --kernel k4_gemm_glu --backend cuda --arch sm_90 \
+    "$kgen" gen "$src/examples/lynxnet2_block.pat" --kernel k2_gemm_glu --backend cuda --arch sm_90 \
         -o "$wd/glu" --where sched=pp --where load=tma >/dev/null 2>&1 || bad="$bad gen-glu"
     has_all glu "$(ls "$wd"/glu/*.pp.cu 2>/dev/null)" \
         'kg_tma3(bs_w + g * GEMM_GLU_G * BK, &kg_tmB, (int)k0, (int)(n0 + g * (GEMM_GLU_G / 2)), 0, &gemm_full[ws]);' \
@@ -416,7 +416,7 @@ if [ "$mode" = sm_90 ]; then
         'for (long t = GEMM_PB; t < GEMM_TILES; t += GEMM_PG) {' '  kg_cl_sync();'
     refused gemm "$ln" --arch sm_90 --where load=mcast || bad="$bad refused:mcast-ln"
     for a in "$ln --dim M=300 --dim K=136 --dim N=328 --unfuse all --kernel k1_gemm_gelu" \
-             "$src/examples/lynxnet2_block.pat --dim B=2 --dim T=96 --dim C=72 --kernel k4_gemm_glu" \
+             "$src/examples/lynxnet2_block.pat --dim B=2 --dim T=96 --dim C=72 --kernel k2_gemm_glu" \
              "$mm --kernel k4_matmul" "$ln --dim M=300 --dim K=256 --dim N=328"; do
         # shellcheck disable=SC2086
         out=$("$kgen" check $a $args --configs 2 --where load=tma 2>&1)
@@ -525,7 +525,7 @@ if [ "$mode" = sm_90 ]; then
     "$kgen" gen "$ln" --dim M=64 --dim K=64 --dim N=64 --dtype DT=f32 --unfuse all --kernel k1_gemm_gelu \
         --backend cuda --arch sm_90 -o "$wd/f" >/dev/null 2>&1 || bad="$bad gen-f32"
     grep -q 'erff(' "$wd"/f/*.cu 2>/dev/null && ! grep -q 'kg_gelu_f(h)' "$wd"/f/*.cu || bad="$bad f32"
-    "$kgen" gen "$src/examples/lynxnet2_block.pat" --dim B=2 --dim T=96 --dim C=72 --kernel k4_gemm_glu \
+    "$kgen" gen "$src/examples/lynxnet2_block.pat" --dim B=2 --dim T=96 --dim C=72 --kernel k2_gemm_glu \
         --backend opencl -o "$wd/o" >/dev/null 2>&1 || bad="$bad gen-opencl"
     ! grep -q 'kg_sigmoid_f' "$wd"/o/* 2>/dev/null || bad="$bad opencl"
     rm -rf "$wd"
@@ -553,8 +553,8 @@ if [ "$mode" = sm_90 ]; then
     # shellcheck disable=SC2086
     {
     "$kgen" gen "$ln" --dim M=256 --dim K=64 --dim N=128 --unfuse all --kernel k1_gemm_gelu $W -o "$wd/g" &&
-    "$kgen" gen "$ly" --dim B=2 --dim T=96 --dim C=72 --kernel k4_gemm_glu $W -o "$wd/u" &&
-    "$kgen" gen "$ly" --dim B=2 --dim T=96 --dim C=72 --kernel k5_linear_residual $W -o "$wd/r" &&
+    "$kgen" gen "$ly" --dim B=2 --dim T=96 --dim C=72 --kernel k2_gemm_glu $W -o "$wd/u" &&
+    "$kgen" gen "$ly" --dim B=2 --dim T=96 --dim C=72 --kernel k3_linear_residual $W -o "$wd/r" &&
     "$kgen" gen "$wn" --dim B=2 --dim C=64 --dim H=32 --dim T=96 --kernel k4_conv1x1_residual $W -o "$wd/w" &&
     "$kgen" gen "$src/tools/bench/gated_tanh_residual.pat" --dim B=2 --dim C=64 --dim T=96 $W -o "$wd/s" &&
     "$kgen" gen "$wn" --dim B=2 --dim C=64 --dim H=32 --dim T=96 --unfuse all --kernel k5_conv1x1_split_residual \
