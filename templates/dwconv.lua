@@ -692,40 +692,60 @@ end
 -- memory)
 local LN_WAIT = [[  asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory");]]
 
-local function ln_types(x)
-  if x.dtype == "f16" then return "__half2", "__half22float2", "__floats2half2_rn" end
+-- the packed pair type of a's 16-bit dtype, its unpacking to float2 and
+-- the packing of two floats (rounded)
+local function half2_types(a)
+  if a.dtype == "f16" then return "__half2", "__half22float2", "__floats2half2_rn" end
   return "__nv_bfloat162", "__bfloat1622float2", "__floats2bfloat162_rn"
 end
 
--- where each 16-byte load holds 8 channels of a step: the V staging of
--- emit_mma, in rounds every thread takes (the warp's shuffles need every
--- lane), each lane also reducing its 8 channels of steps wi and wi + 1 to
--- a mean and M2, then the BC / 8 lanes that hold a step's BC channels
--- (adjacent lanes: e runs over channels first) combining theirs by xor
--- shuffles
-local function emit_mma_ln_stage(spec, g, add, in0, in1)
+-- path = mma where each 16-byte load holds 8 channels of a step, as
+-- emit_mma_out's gather: the loads of steps wi and wi + 1 (WS being even),
+-- and each channel's pair of them one 32-bit store, parted by byte
+-- permutes (half the shared stores).  With tail (ln_dwconv's statistics,
+-- whose shuffles need every lane) every thread takes every round, `on`
+-- saying whether its element is real, and tail follows each round's store
+local function emit_v_stage(spec, g, add, in0, in1, tail)
   local x = g.x
-  local pk, unpk = ln_types(x)
-  add(string.format([[
-#if BC %% 8 == 0
-  #pragma unroll 2
-  for (int e0 = 0; e0 < BC / 8 * (WS / 2); e0 += BLOCK) {
-    const int e = e0 + tid;
-    const bool on = e < BC / 8 * (WS / 2);
-    const int cv = e %% (BC / 8), wi = e / (BC / 8) * 2;
-    const long c = c0 + cv * 8, p = p0 + wi;
-    uint4 r0 = make_uint4(0u, 0u, 0u, 0u), r1 = r0;
-    if (on && %s) r0 = *(const uint4 *)(xr + (%s));
-    if (on && %s) r1 = *(const uint4 *)(xr + (%s));
-    const unsigned *h0 = (const unsigned *)&r0, *h1 = (const unsigned *)&r1;
-    if (on) {
-      unsigned short *wc = win + cv * 8 * WS + wi;
-      #pragma unroll
-      for (int j = 0; j < 4; j++) {
-        *(unsigned *)(wc + 2 * j * WS) = __byte_perm(h0[j], h1[j], %s);
-        *(unsigned *)(wc + (2 * j + 1) * WS) = __byte_perm(h0[j], h1[j], %s);
-      }
-    }
+  local on = tail and "on && " or ""
+  local ind = tail and "  " or ""
+  add("#if BC % 8 == 0")
+  if tail then
+    add("  #pragma unroll 2")
+    add("  for (int e0 = 0; e0 < BC / 8 * (WS / 2); e0 += BLOCK) {")
+    add("    const int e = e0 + tid;")
+    add("    const bool on = e < BC / 8 * (WS / 2);")
+  else
+    add("  for (int e = tid; e < BC / 8 * (WS / 2); e += BLOCK) {")
+  end
+  add("    const int cv = e % (BC / 8), wi = e / (BC / 8) * 2;")
+  add("    const long c = c0 + cv * 8, p = p0 + wi;")
+  add("    uint4 r0 = make_uint4(0u, 0u, 0u, 0u), r1 = r0;")
+  add(string.format("    if (%s%s) r0 = *(const uint4 *)(xr + (%s));", on, in0, offs(x, { "b", "c", "p" })))
+  add(string.format("    if (%s%s) r1 = *(const uint4 *)(xr + (%s));", on, in1, offs(x, { "b", "c", "p + 1" })))
+  add("    const unsigned *h0 = (const unsigned *)&r0, *h1 = (const unsigned *)&r1;")
+  if tail then add("    if (on) {") end
+  add(ind .. "    unsigned short *wc = win + cv * 8 * WS + wi;")
+  add(ind .. "    #pragma unroll")
+  add(ind .. "    for (int j = 0; j < 4; j++) {")
+  add(string.format("%s      *(unsigned *)(wc + 2 * j * WS) = __byte_perm(h0[j], h1[j], %s);", ind, PERM_LO))
+  add(string.format("%s      *(unsigned *)(wc + (2 * j + 1) * WS) = __byte_perm(h0[j], h1[j], %s);", ind, PERM_HI))
+  add(ind .. "    }")
+  if tail then
+    add("    }")
+    add(tail)
+  end
+  add("  }")
+  add("#else")
+end
+
+-- ln_dwconv's tail of emit_v_stage: each lane reduces its 8 channels of
+-- steps wi and wi + 1 to a mean and M2, then the BC / 8 lanes that hold a
+-- step's BC channels (adjacent lanes: e runs over channels first) combine
+-- theirs by xor shuffles
+local function ln_stats(g)
+  local pk, unpk = half2_types(g.x)
+  return string.format([[
     float2 fa[4], fb[4];
     float ma = 0.0f, mb = 0.0f, qa = 0.0f, qb = 0.0f;
     #pragma unroll
@@ -752,10 +772,7 @@ local function emit_mma_ln_stage(spec, g, add, in0, in1)
       ma = 0.5f * (ma + pa);
       mb = 0.5f * (mb + pb);
     }
-    if (on && cv == 0) *(float4 *)(lnp + 2 * wi) = make_float4(ma, qa, mb, qb);
-  }
-#else]], in0, offs(x, { "b", "c", "p" }), in1, offs(x, { "b", "c", "p + 1" }), PERM_LO, PERM_HI,
-    unpk, pk, unpk, pk))
+    if (on && cv == 0) *(float4 *)(lnp + 2 * wi) = make_float4(ma, qa, mb, qb);]], unpk, pk, unpk, pk)
 end
 
 -- else, after the window is staged a value at a time: a thread a step,
@@ -787,7 +804,7 @@ end
 -- rstd held in registers)
 local function emit_mma_ln(spec, g, add)
   local ln = g.ln
-  local pk, unpk, cv = ln_types(g.x)
+  local pk, unpk, cv = half2_types(g.x)
   local function ok(wi, p)
     return string.format("%s < WV && %s >= 0 && %s < %dL", wi, p, p, g.T)
   end
@@ -879,30 +896,7 @@ local function emit_mma(spec, g)
   end
   local inx = inxf("wi", "p")
   local V = vec_width(spec, g)
-  if V and ln then
-    emit_mma_ln_stage(spec, g, add, inx, inxf("wi + 1", "p + 1"))
-  elseif V then
-    -- (two steps a thread, as emit_mma_out's gather: the 16-byte loads of
-    -- steps wi and wi + 1, WS being even, and each channel's pair of them
-    -- one 32-bit store, parted by byte permutes: half the shared stores)
-    add(string.format([[
-#if BC %% 8 == 0
-  for (int e = tid; e < BC / 8 * (WS / 2); e += BLOCK) {
-    const int cv = e %% (BC / 8), wi = e / (BC / 8) * 2;
-    const long c = c0 + cv * 8, p = p0 + wi;
-    uint4 r0 = make_uint4(0u, 0u, 0u, 0u), r1 = r0;
-    if (%s) r0 = *(const uint4 *)(xr + (%s));
-    if (%s) r1 = *(const uint4 *)(xr + (%s));
-    const unsigned *h0 = (const unsigned *)&r0, *h1 = (const unsigned *)&r1;
-    unsigned short *wc = win + cv * 8 * WS + wi;
-    #pragma unroll
-    for (int j = 0; j < 4; j++) {
-      *(unsigned *)(wc + 2 * j * WS) = __byte_perm(h0[j], h1[j], %s);
-      *(unsigned *)(wc + (2 * j + 1) * WS) = __byte_perm(h0[j], h1[j], %s);
-    }
-  }
-#else]], inx, offs(x, { "b", "c", "p" }), inxf("wi + 1", "p + 1"), offs(x, { "b", "c", "p + 1" }), PERM_LO, PERM_HI))
-  end
+  if V then emit_v_stage(spec, g, add, inx, inxf("wi + 1", "p + 1"), ln and ln_stats(g)) end
   add("  for (int e = tid; e < BC * WS; e += BLOCK) {")
   if channels_last(g) then
     add("    const int ci = e % BC, wi = e / BC;")
@@ -971,8 +965,7 @@ local function emit_mma(spec, g)
   -- back into the channel's window row, over the inputs of outputs t and t
   -- + 64, which no later row tile reads (they read from gi * 128 + 128 on;
   -- __syncwarp: after every lane's fragment loads of this tile)
-  local pk = y.dtype == "f16" and "__half2" or "__nv_bfloat162"
-  local cv = y.dtype == "f16" and "__floats2half2_rn" or "__floats2bfloat162_rn"
+  local pk, _, cv = half2_types(y)
   if staged then
     add("      __syncwarp();")
     add(string.format("      *(%s *)((unsigned short *)row + gi * 128) = %s(d0, d1);", pk, cv))
