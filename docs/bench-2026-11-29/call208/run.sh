@@ -1,5 +1,5 @@
 #!/bin/bash
-# next42 (written in session 41, not run: its device time was spent; about 2 device
+# call 208 (session 42, 2026-11-29 19:27 UTC; next42 as written in session 41;
 # minutes): main as of 70c5ec6: ln_dwconv's mma path and the
 # plain conv's at BT = 384 checked right on the H200 (tests/kernels/ln_dwconv.pat and
 # LYNXNet2's kernels at B = 2, T = 301 and at B = 4, T = 768: every BT = 384 config).
