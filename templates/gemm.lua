@@ -133,7 +133,9 @@
 -- tma, and the residual through the ring (res_tmap): after a tile's K
 -- tiles thread 0 copies its BN / 64 chunks of 64 columns into the A parts
 -- of the next ring slots, one TMA box each on the slot's full barrier; the
--- copy-out reads them there and hands the slots back.
+-- copy-out reads them there and hands the slots back.  Under sched=pp
+-- (res_pp): the residual's tile into the consumer's own tile, where the
+-- epilogue adds to it in place before the TMA store.
 -- load=cp4 (mma, f32, an A read along M: the conv's view, a strided
 -- view): A's tile fills by cp.async a value (4 bytes) at a time, zero
 -- outside x, in the stage ring with B, so its loads run STAGES - 1 K tiles
@@ -159,7 +161,8 @@ local T = {
                                      -- cp.async, by TMA, or by TMA multicast to a cluster of two
                                      -- blocks sharing B; cp4: mma's f32 A rows by cp.async, a
                                      -- value at a time; panel (pp): A by TMA, B's whole K panel
-                                     -- once; tmares (ws): tma, and the residual through the ring
+                                     -- once; tmares: tma, and the residual by TMA (ws: through
+                                     -- the ring; pp: into the consumer's tile)
   },
   tuning = {
     BM = { 16, 32, 64, 128, 256 },
@@ -950,20 +953,85 @@ local function bias_acc(P, design)
   return P.bias and design.ln ~= "fold"
 end
 
+-- a channel-first map (out_mfast: rows (b, t) with t contiguous, one
+-- column axis) in the TMA store's panels of 64 rows: t in runs of 8 (16
+-- bytes), the strides 16-byte multiples, a row tile's panels within one
+-- batch entry (T % 64 == 0)
+local function mf_map(mp)
+  if #mp.cd ~= 1 or #mp.rd < 1 or #mp.rd > 2 or #mp.zd > 1 or not mvec(mp) then return false end
+  if #mp.zd == 1 and mp.zd[1][2] < 0 then return false end
+  return #mp.rd == 1 or mp.rd[2][1] % 64 == 0
+end
+
+-- the tensor map of such a map: dims t, the columns, then b and the batch
+-- axis where they are; boxes of 64 rows by bnl columns (a panel)
+local function mf_tmap(spec, P, mp, bnl)
+  local es = P.dt == "f32" and 4 or 2
+  local R = mp.rd[#mp.rd]
+  local t = { arg = arg_index(spec, mp.arg), dtype = P.dt, off = mp.off * es, swizzle = 128,
+              dims = { R[1], mp.cd[1][1] }, strides = { mp.cd[1][2] * es }, box = { 64, bnl } }
+  local function axis(n, st)
+    t.dims[#t.dims + 1], t.strides[#t.strides + 1], t.box[#t.box + 1] = n, st * es, 1
+  end
+  if #mp.rd == 2 then axis(mp.rd[1][1], mp.rd[1][2]) end
+  if #mp.zd == 1 and mp.zd[1][2] ~= 0 then axis(mp.zd[1][1], mp.zd[1][2]) end
+  return t
+end
+
+-- the coordinates of panel p of the tile at (m0, n0, z) in map mp, as C
+-- expressions: 64 columns a panel along its rows, or (out_mfast, mf_tmap)
+-- 64 rows a panel
+local function panel_coords(P, mp)
+  local c
+  if out_mfast(P) then
+    if #mp.rd == 2 then
+      local T = lit(mp.rd[2][1])
+      c = { "(int)(m0 % " .. T .. " + p * 64)", "(int)n0", "(int)(m0 / " .. T .. ")" }
+    else
+      c = { "(int)(m0 + p * 64)", "(int)n0" }
+    end
+  else
+    c = { "(int)(n0 + p * 64)", "(int)m0" }
+  end
+  if #mp.zd == 1 and mp.zd[1][2] ~= 0 then c[#c + 1] = "(int)z" end
+  return c
+end
+
+-- load=tmares under sched=pp: the residual's tile goes by TMA into the
+-- consumer's own 16-bit tile, the TMA store's swizzled panels, once that
+-- consumer's last store has read the tile (gemm_rfree); the producer copies
+-- it a few K tiles into the tile's ring, on the tile's gemm_rfull, and the
+-- epilogue adds each output to the residual in place (out = x + round(o))
+-- before the TMA store.  The epilogue reads no global memory and stores by
+-- TMA.  One residual of the output's dtype laid out as the output is
+-- (along its rows, or channel-first in mf_map's panels), A by TMA.
+local function res_pp(P, design)
+  if design.load ~= "tmares" or design.sched ~= "pp" or not reg_epi(P, design) then return false end
+  if not P.res or P.glu or P.epi == "gated" or P.epi == "gate" or P.res.arg.dtype ~= P.dt then return false end
+  if out_mfast(P) then return mf_map(P.res) and mf_map(P.out) end
+  return tma_map(P.res) and tma_map(P.out)
+end
+
 -- does the register epilogue leave its 16-bit tile by TMA (load=tma with a
--- producer warpgroup, an output stored along its rows with no residual and
--- no gated split, a warpgroup's columns whole 64-column panels)?  The tile
--- is then BNL / 64 panels of BM rows of 128 bytes, 128-byte swizzled as the
--- operand tiles are, and one thread stores each panel with
--- cp.async.bulk.tensor (launch()'s last tensor map): no copy-out loop, and
--- the TMA unit clips the edges.  The design decides all but the panels:
+-- producer warpgroup, an output stored along its rows with no residual
+-- but res_pp's and no gated split, a warpgroup's columns whole 64-column
+-- panels)?  The tile is then BNL / 64 panels of BM rows of 128 bytes,
+-- 128-byte swizzled as the operand tiles are (res_pp's channel-first
+-- output: BM / 64 panels of BNL columns of 64 rows, mf_tmap), and one
+-- thread stores each panel with cp.async.bulk.tensor (launch()'s tensor
+-- map after the operands'): no copy-out loop, and the TMA unit clips the
+-- edges.  The design decides all but the panels:
 -- the code takes the store where GEMM_TST (the panels) holds, and launch()
 -- passes the map where the config meets both (tma_store with its cfg).
 local function tma_store(P, design, cfg)
   if not tma_ld(design) or (design.sched ~= "ws" and design.sched ~= "pp") then return false end
-  if not reg_epi(P, design) or out_mfast(P) or P.res or P.epi == "gated" or not tma_map(P.out) then
-    return false
+  if not reg_epi(P, design) or (P.res and not res_pp(P, design)) or P.epi == "gated" then return false end
+  -- (a channel-first output: res_pp's alone, in panels of 64 rows by the
+  -- tile's columns, one warpgroup across them)
+  if out_mfast(P) then
+    return res_pp(P, design) and (not cfg or cfg.BM % 64 == 0 and cfg.WN == 1 and cfg.BN <= 256)
   end
+  if not tma_map(P.out) then return false end
   return not cfg or ((P.glu and cfg.BN // 2 or cfg.BN) // cfg.WN) % 64 == 0
 end
 
@@ -1059,8 +1127,8 @@ local function wgmma_smem(P, cfg)
   -- (the register epilogue's 16-bit tile of BM x (BN + 8), gemm_glu's of
   -- BN / 2 + 8 columns, a channel-first output's of BN x (BM + 8); by TMA,
   -- BM x BN or BN / 2 unpadded)
-  local rt = reg_epi(P, cfg) and (out_mfast(P) and 2 * cfg.BN * (cfg.BM + 8) or
-    2 * cfg.BM * ((P.glu and cfg.BN // 2 or cfg.BN) + (tma_store(P, cfg, cfg) and 0 or 8)))
+  local rt = reg_epi(P, cfg) and (tma_store(P, cfg, cfg) and 2 * cfg.BM * (P.glu and cfg.BN // 2 or cfg.BN) or
+    out_mfast(P) and 2 * cfg.BN * (cfg.BM + 8) or 2 * cfg.BM * ((P.glu and cfg.BN // 2 or cfg.BN) + 8))
   if cfg.sched == "pp" then
     -- each consumer's own tile beside the stages (staged: f32, 64 rows)
     return stages + 2 * (rt or 4 * (out_mfast(P) and cfg.BN * 68 or 64 * (cfg.BN + 4))) + 1024
@@ -1199,8 +1267,19 @@ function T.constraints(spec, cfg)
         return false, "load=tma: the conv's raw rows in one box (at most 256 values a side)"
       end
     end
-    if cfg.load == "tmares" then
-      if cfg.sched ~= "ws" then return false, "load=tmares: the residual copied by a ws producer" end
+    if cfg.load == "tmares" and cfg.sched == "pp" then
+      if not (tma_a(P, cfg) or tma_m(P, cfg)) then return false, "load=tmares: A by TMA (no prologue)" end
+      if not res_pp(P, cfg) then
+        return false, "load=tmares (pp): one residual with the output's tensor map, on the register epilogue"
+      end
+      if not tma_store(P, cfg, cfg) then
+        return false, "load=tmares (pp): the tile in whole panels of the TMA store"
+      end
+      if out_mfast(P) and #P.res.rd == 2 and P.res.rd[2][1] % cfg.BM ~= 0 then
+        return false, "load=tmares: a row tile within one batch entry (T % BM == 0)"
+      end
+    elseif cfg.load == "tmares" then
+      if cfg.sched ~= "ws" then return false, "load=tmares: the residual copied by a ws or pp producer" end
       if not (tma_a(P, cfg) or tma_m(P, cfg)) then return false, "load=tmares: A by TMA (no prologue)" end
       if not reg_epi(P, cfg) or not res_tmap(spec, P) then
         return false, "load=tmares: a residual with a tensor map, on the register epilogue"
@@ -1479,8 +1558,10 @@ function T.rank(spec, cfg)
   -- MAC; a second block on the SM runs its K loop meanwhile (measured on
   -- the H100, 2026-11-25: at K = 256 to 512, two 128 x 128 blocks an SM
   -- beat one 128 x 256 by up to 23%)
-  -- (load=tmares: the residual waits in shared memory; a guess, to be
-  -- replaced by a measurement)
+  -- (load=tmares: the residual waits in shared memory.  Under pp on the
+  -- H200, LYNXNet2's residual linear ran 0.1618-0.1638 ms by it at STAGES =
+  -- 5 against 0.1737-0.1743 by tma at 4, ConvNeXt's channel-first one level
+  -- with tma, 0.1699 against 0.1703: performance.md attempt 40)
   local ek2 = 128 + (P.res and (cfg.load == "tmares" and 24 or 64) or 0) +
     ((P.epi == "gelu" or P.epi == "gated" or P.glu) and 64 or 0)
   -- (sched=pp: one consumer's epilogue runs beside the other's MMAs)
@@ -1528,8 +1609,13 @@ function T.launch(spec, cfg)
     tm[#tm + 1] = tmap_of(spec, P, P.B.mp,
       P.glu and cfg.BN // cfg.WN // 2 or mc and cfg.BN // 2 or cfg.BN, P.glu)
     if conv_tma(P, cfg) then tm[#tm + 1] = conv_tmap(spec, P, cfg) end
-    if tma_store(P, cfg, cfg) then tm[#tm + 1] = tmap_of(spec, P, P.out, cfg.BM) end
-    if cfg.load == "tmares" then tm[#tm + 1] = (res_tmap(spec, P, cfg)) end
+    -- (a channel-first output's and res_pp's residual: mf_tmap's panels)
+    local bnl = P.glu and cfg.BN // 2 or cfg.BN
+    local function panels(mp) return out_mfast(P) and mf_tmap(spec, P, mp, bnl) or tmap_of(spec, P, mp, cfg.BM) end
+    if tma_store(P, cfg, cfg) then tm[#tm + 1] = panels(P.out) end
+    if cfg.load == "tmares" then
+      tm[#tm + 1] = cfg.sched == "pp" and panels(P.res) or (res_tmap(spec, P, cfg))
+    end
   end
   if mc then tiles = 2 * kg.cdiv(tm_, 2) * tn_ end
   if cfg.path == "wgmma" and cfg.sched == "pp" then
@@ -3341,12 +3427,14 @@ local function reg_epilogue(spec, P, design)
   local pk = P.dt == "bf16" and "__floats2bfloat162_rn" or "__floats2half2_rn"
   local tst = tma_store(P, design)
   local tres = res_tma(spec, P, design)
+  local pres = res_pp(P, design)
   -- (the gate: both halves go to the tile, value columns first, and the
   -- copy-out adds the residual to each and gates them; reg_epi: mf)
   local gate = P.epi == "gate"
   local ctdef = "#define GEMM_WTNL (GEMM_BNL / WN)   /* a warpgroup's output columns */\n" ..
     "#define GEMM_NIL (GEMM_WTNL / 8)\n" ..
-    (tst and "#define GEMM_TST (GEMM_WTNL % 64 == 0)   /* tma_store: 64-column panels */\n" ..
+    (tst and (mf and "#define GEMM_TST (BM % 64 == 0)   /* tma_store: 64-row panels */\n" or
+      "#define GEMM_TST (GEMM_WTNL % 64 == 0)   /* tma_store: 64-column panels */\n") ..
       "#if GEMM_TST\n#define GEMM_EST (BM * GEMM_BNL / 2)   /* the TMA store's tile in floats */\n#else\n" or
       "#define GEMM_TST 0\n") .. (mf and
     "#define GEMM_HS (BM + 8)   /* the 16-bit tile's stride: a column of BM rows */\n" ..
@@ -3437,8 +3525,33 @@ $act]], { v = v, act = act ~= "" and "        " .. act .. "\n" or "",
   -- one 4-byte store) or, channel-first, across two of its columns
   -- (tma_store: into the swizzled panels, 16-byte chunk c of row r at
   -- chunk c ^ (r % 8); a thread's rows are lane / 4 modulo 8)
-  local tput = tst and fill("            *($h2 *)(hb + (ni >> 3) * (BM * 128) + (mi * 64 + h * 8) * 128 + " ..
-    "(((ni & 7) ^ l8) << 4)) = $pk(x[mi * 4 + h * 2], x[mi * 4 + h * 2 + 1]);", { h2 = h2, pk = pk })
+  -- (res_pp: the residual's value there first, out = x + round(o))
+  local tput
+  if tst and mf then
+    -- (a channel-first tile: panel r / 64 of BNL rows of 128 bytes, row n
+    -- holding column n's 64 outputs, chunk c of 8 at c ^ (n % 8); the
+    -- thread's two columns are two rows of the panel, its rows lane / 4
+    -- modulo 8 one 16-byte chunk; res_pp: the residual's value first)
+    local function one(q)
+      local a = fill("($ct *)(hb + mi * (GEMM_BNL * 128) + (ni * 8 + n2 + $q) * 128 + (((c0 + h) ^ (n2 + $q)) << 4))",
+        { ct = ct, q = q })
+      local v = "x[mi * 4 + h * 2 + " .. q .. "]"
+      if not pres then return kg.store(spec, P.dt, a, "0", v) end
+      return fill("{ $ct *const rp = $a; $ct o[1]; $o $st }", { ct = ct, a = a, o = kg.store(spec, P.dt, "o", "0", v),
+        st = kg.store(spec, P.dt, "rp", "0", kg.load(spec, P.dt, "rp", "0") .. " + " .. kg.load(spec, P.dt, "o", "0")) })
+    end
+    tput = "            " .. one(0) .. "\n            " .. one(1)
+  elseif pres then
+    tput = fill([[
+            {
+              $h2 *const rp = ($h2 *)(hb + (ni >> 3) * (BM * 128) + (mi * 64 + h * 8) * 128 + (((ni & 7) ^ l8) << 4));
+              const float2 rr = $f2(*rp), oo = $f2($pk(x[mi * 4 + h * 2], x[mi * 4 + h * 2 + 1]));
+              *rp = $pk(rr.x + oo.x, rr.y + oo.y);
+            }]], { h2 = h2, pk = pk, f2 = P.dt == "bf16" and "__bfloat1622float2" or "__half22float2" })
+  elseif tst then
+    tput = fill("            *($h2 *)(hb + (ni >> 3) * (BM * 128) + (mi * 64 + h * 8) * 128 + " ..
+      "(((ni & 7) ^ l8) << 4)) = $pk(x[mi * 4 + h * 2], x[mi * 4 + h * 2 + 1]);", { h2 = h2, pk = pk })
+  end
   local put = mf and fill([[
             $s0
             $s1]], { s0 = kg.store(spec, P.dt, "hp", "ni * 8 * GEMM_HS + mi * 64 + h * 8", "x[mi * 4 + h * 2]"),
@@ -3618,25 +3731,31 @@ $rfree]], { staging = staging(fill("      $ct *const hp = ($ct *)gemm_ct + $base
     -- tile is its own and the next tile's epilogue first waits for the
     -- store to have read it; ws: the tile lies over the stages, which the
     -- producer refills after the block's barrier, so the wait is at once
-    local c = { "(int)(n0 + p * 64)", "(int)m0" }
-    if #P.out.zd == 1 and P.out.zd[1][2] ~= 0 then c[#c + 1] = "(int)z" end
+    local c = panel_coords(P, P.out)
+    -- (res_pp: the residual's copy into the tile waited for the last
+    -- store's read; the consumer hands the tile back once this one's has)
     epi = "#if GEMM_TST\n" .. kg.line() .. "\n" .. fill([[
-    if (tid == 0) kg_bulk_wait_read<0>();
-    GEMM_CSYNC();
-$staging    kg_wg_fence_async();
+$free$staging    kg_wg_fence_async();
     GEMM_CSYNC();
     if (tid == 0) {
       #pragma unroll
-      for (int p = 0; p < GEMM_BNL / 64; p++)
-        kg_tma_st$n(&kg_tmO, (const unsigned char *)gemm_ct + p * (BM * 128), $c);
+      for (int p = 0; p < $np; p++)
+        kg_tma_st$n(&kg_tmO, (const unsigned char *)gemm_ct + p * ($psz), $c);
       kg_bulk_commit();
 $now    }
-]], { staging = staging([[
+]], { staging = staging(mf and [[
+      const int l8 = lane >> 2, n2 = (lane & 3) * 2, c0 = (GEMM_ROW(0) & 63) >> 3;
+      unsigned char *const hb = (unsigned char *)gemm_ct + (GEMM_ROW(0) >> 6) * (GEMM_BNL * 128) + l8 * 2;
+]] or [[
       const int l8 = lane >> 2;
       unsigned char *const hb = (unsigned char *)gemm_ct +
         (wn * (GEMM_WTNL / 64) * BM + GEMM_ROW(0) + l8) * 128 + (lane & 3) * 4;
 ]], tput), n = #c, c = table.concat(c, ", "),
-      now = design.sched == "pp" and "" or "      kg_bulk_wait_read<0>();\n" }) .. "#else\n" .. epi .. "#endif\n"
+      np = mf and "BM / 64" or "GEMM_BNL / 64", psz = mf and "GEMM_BNL * 128" or "BM * 128",
+      free = pres and "    kg_mb_wait(&gemm_rfull[cw], ((it / (unsigned)GEMM_KT) >> 1) & 1u);\n" or
+        "    if (tid == 0) kg_bulk_wait_read<0>();\n    GEMM_CSYNC();\n",
+      now = pres and "      kg_bulk_wait_read<0>();\n      kg_mb_arrive(&gemm_rfree[cw]);\n" or
+        design.sched == "pp" and "" or "      kg_bulk_wait_read<0>();\n" }) .. "#else\n" .. epi .. "#endif\n"
   end
   return epi, ctdef, colpre, cvecs
 end
@@ -3833,7 +3952,7 @@ static __device__ __forceinline__ void kg_tma$n$m(void *dst, const kg_tmap *m, $
   for n = 2, 4 do t[#t + 1] = copy(n, false) end
   -- (tma_store: a box from shared memory to the tensor at coordinates c,
   -- in bulk groups; wait_read: until the groups have read shared memory)
-  for n = 2, 3 do
+  for n = 2, 4 do
     local cs, regs, ops = coords(n)
     t[#t + 1] = fill([[
 static __device__ __forceinline__ void kg_tma_st$n(const kg_tmap *m, const void *src, $cs)
@@ -4206,6 +4325,7 @@ local function emit_wgmma(spec, P, design)
   local early, late, xf = nil, nil, ""
   local ta = tma_a(P, design) or tma_m(P, design)
   local tres = res_tma(spec, P, design)
+  local pres = res_pp(P, design)
   if ss then
     ast = "BM * BK"
     early, late = ta and "" or loader_swz(spec, P, design, "A"), ""
@@ -4372,7 +4492,7 @@ $hi        }
       ",\n    const __grid_constant__ kg_tmap kg_tmA2,\n    const __grid_constant__ kg_tmap kg_tmB2" or "") ..
     (cvt and ",\n    const __grid_constant__ kg_tmap kg_tmX" or "") ..
     (tma_store(P, design) and "\n#if GEMM_TST\n    , const __grid_constant__ kg_tmap kg_tmO\n#endif\n   " or "") ..
-    (tres and ",\n    const __grid_constant__ kg_tmap kg_tmR" or "")
+    ((tres or pres) and ",\n    const __grid_constant__ kg_tmap kg_tmR" or "")
   -- mcast: the pair's cluster, and its barrier before either block exits
   -- (the other may still copy into it or release its stages)
   local mccl = mc and " GEMM_MCCL" or ""
@@ -4421,8 +4541,31 @@ $hi        }
       -- (sched=pp: the ring runs on across the block's tiles, and the last
       -- copies are waited for once, after them; a prologue's lagging pass
       -- above still drains at the end of each tile)
+      -- res_pp: the tile's residual into its consumer's tile, once that
+      -- consumer has freed it, at the K tile after the ring's first
+      -- STAGES: that K tile's slot was freed by the tile's first MMAs, so
+      -- the consumer is past its last epilogue (or at the tile's last K
+      -- tile, where the tile has fewer)
+      local rcopy = ""
+      if pres then
+        local c = panel_coords(P, P.res)
+        rcopy = fill([[
+
+#if GEMM_TST
+        if (kt == (GEMM_KT - 1 < STAGES ? GEMM_KT - 1 : STAGES)) {
+          const unsigned pj = it / (unsigned)GEMM_KT, pc = pj & 1u;
+          kg_mb_wait(&gemm_rfree[pc], ((pj >> 1) & 1u) ^ 1u);
+          kg_mb_expect(&gemm_rfull[pc], (unsigned)(BM * GEMM_BNL * sizeof($ct)));
+          unsigned char *const rt = (unsigned char *)(gemm_ep + pc * GEMM_EST);
+          #pragma unroll
+          for (int p = 0; p < $np; p++)
+            kg_tma$n(rt + p * ($psz), &kg_tmR, $c, &gemm_rfull[pc]);
+        }
+#endif]], { ct = ct, n = #c, c = table.concat(c, ", "), np = out_mfast(P) and "BM / 64" or "GEMM_BNL / 64",
+          psz = out_mfast(P) and "GEMM_BNL * 128" or "BM * 128" })
+      end
       body = fill(wgmma_ws_producer, { ct = ct, ast = ast, early = early, loadb = loadb, fsw = fsw,
-        landed = ta and "" or "        kg_mb_cp_arrive(&gemm_full[ws]);",
+        landed = (ta and "" or "        kg_mb_cp_arrive(&gemm_full[ws]);") .. rcopy,
         drain = pp and "" or "      kg_gemm_commit();\n      kg_gemm_wait<0>();" })
       -- load=panel: B's K panel of the block's column tile, once, before
       -- the first tile's A (the tiles of a block share their column tile)
@@ -4476,6 +4619,8 @@ $copy
         (cvt and "      kg_mb_init(&gemm_raw[s], 1);\n" or "") .. "    }\n" ..
         (turns and "    kg_mb_init(&gemm_turn[0], GEMM_NT);\n    kg_mb_init(&gemm_turn[1], GEMM_NT);\n" or "") ..
         (panel and "    kg_mb_init(&gemm_bfull, 1);\n" or "") ..
+        (pres and "    for (int c = 0; c < 2; c++) {\n      kg_mb_init(&gemm_rfull[c], 1);\n" ..
+          "      kg_mb_init(&gemm_rfree[c], 1);\n    }\n" or "") ..
         -- (TMA copies complete on the barriers: their initialisation is
         -- made visible to the async proxy)
         (tma and "    asm volatile(\"fence.mbarrier_init.release.cluster;\\n\" ::: \"memory\");\n" or "") ..
@@ -4574,7 +4719,7 @@ KG_KERNEL void __launch_bounds__(2 * GEMM_NT + 128, 1)$mccl $name(
 {
   KG_NO_GRID_DEP();
 $smem$fsdecl  float *const gemm_ep = (float *)(gemm_as + STAGES * ($ast + GEMM_FST));
-  __shared__ __align__(8) unsigned long long gemm_full[STAGES], gemm_empty[STAGES], gemm_turn[2]$raw$bfull;
+  __shared__ __align__(8) unsigned long long gemm_full[STAGES], gemm_empty[STAGES], gemm_turn[2]$raw$bfull$rbar;
 $fsh$cvdecl$mbinit  if ((int)threadIdx.x >= 2 * GEMM_NT) {
 $dec    const int tid = (int)threadIdx.x - 2 * GEMM_NT;
     unsigned it = 0;   /* K tiles through the ring so far */
@@ -4600,6 +4745,7 @@ $clend}
 ]], { name = spec.kernel, params = params, ct = ct, ast = ast, ptile = ptile, mccl = mccl, clend = clend,
         dec = maxnreg("dec", "GEMM_PREG"), inc = maxnreg("inc", "GEMM_CREG"), mbinit = mb_init(true),
         raw = cvt and ", gemm_raw[STAGES]" or "", bfull = panel and ", gemm_bfull" or "",
+        rbar = pres and ", gemm_rfull[2], gemm_rfree[2]" or "",
         bwait = (cpre1 and "    const long n0k = GEMM_PB % GEMM_TILES_N * GEMM_BNL;   /* load=panel: the block's column tile */\n" ..
             cpre1 or "") ..
           (fst and fold_panel(spec, P) or

@@ -434,8 +434,8 @@ fi
 # load=tmares: after a tile's K tiles the ws producer copies the residual's
 # 64-column chunks into the next ring slots by TMA (one box each, on the
 # slot's full barrier); the copy-out reads them there and hands the slots
-# back, and both roles step the ring past them.  Refused off ws, without a
-# residual, and where the chunks outnumber the stages.
+# back, and both roles step the ring past them.  Refused without a
+# residual and where the chunks outnumber the stages.
 if [ "$mode" = sm_90 ]; then
     total=$((total + 1))
     wd=$(mktemp -d)
@@ -451,7 +451,6 @@ if [ "$mode" = sm_90 ]; then
         'rv[u] = *(const uint4 *)(gemm_as + (it + (unsigned)GEMM_KT + (unsigned)(nl0 / 64)) % STAGES * (BM * BK) +' \
         'kg_mb_arrive(&gemm_empty[(it + (unsigned)GEMM_KT + (unsigned)rc) % STAGES]);' \
         'it += (unsigned)(GEMM_KT + GEMM_BNL / 64);'
-    refused gemm "$rt" --arch sm_90 --where load=tmares --where sched=pp || bad="$bad refused:pp"
     refused gemm "$src/tests/kernels/gemm_linear_f16.pat" --arch sm_90 --where load=tmares ||
         bad="$bad refused:no-residual"
     refused gemm "$rt" --arch sm_90 --where load=tmares --where BN=256 --where STAGES=3 ||
@@ -461,6 +460,48 @@ if [ "$mode" = sm_90 ]; then
     [ "$(echo "$out" | grep -c 'ok .*load=tmares')" -ge 8 ] || { bad="$bad check"; echo "$out"; }
     rm -rf "$wd"
     verdict "wgmma load=tmares" "the residual's chunks through the ring by TMA, read and handed back"
+fi
+# load=tmares under pp (res_pp): the producer copies a tile's residual into
+# its consumer's own tile once that consumer's last store has read it
+# (gemm_rfree), on the tile's gemm_rfull; the epilogue adds each output to
+# it in place and stores the tile by TMA, then hands it back.  A row-major
+# output in 64-column panels, a channel-first one in 64-row panels (t, the
+# channels, b).  Refused for gated's split and where a channel-first row
+# tile would cross a batch entry.
+if [ "$mode" = sm_90 ]; then
+    total=$((total + 1))
+    wd=$(mktemp -d)
+    bad=
+    rt=$src/tests/kernels/gemm_residual_tma.pat
+    "$kgen" gen "$rt" --backend cuda --arch sm_90 -o "$wd/r" --where load=tmares --where sched=pp \
+        >/dev/null 2>&1 || bad="$bad gen"
+    for k in k0_linear_residual k1_conv1x1_residual; do
+        has_all "$k" "$wd/r/$k.none.tmares.wgmma.regs.pp.cu" \
+            'gemm_turn[2], gemm_rfull[2], gemm_rfree[2];' \
+            'kg_mb_wait(&gemm_rfree[pc], ((pj >> 1) & 1u) ^ 1u);' \
+            'kg_mb_expect(&gemm_rfull[pc], (unsigned)(BM * GEMM_BNL * sizeof(__half)));' \
+            'kg_mb_wait(&gemm_rfull[cw], ((it / (unsigned)GEMM_KT) >> 1) & 1u);' \
+            'kg_mb_arrive(&gemm_rfree[cw]);'
+    done
+    has_all rows "$wd/r/k0_linear_residual.none.tmares.wgmma.regs.pp.cu" \
+        'kg_tma2(rt + p * (BM * 128), &kg_tmR, (int)(n0 + p * 64), (int)m0, &gemm_rfull[pc]);' \
+        'const float2 rr = __half22float2(*rp), oo = __half22float2(__floats2half2_rn(' \
+        'kg_tma_st2(&kg_tmO, (const unsigned char *)gemm_ct + p * (BM * 128), (int)(n0 + p * 64), (int)m0);'
+    has_all chfirst "$wd/r/k1_conv1x1_residual.none.tmares.wgmma.regs.pp.cu" \
+        'kg_tma3(rt + p * (GEMM_BNL * 128), &kg_tmR, (int)(m0 % 128L + p * 64), (int)n0, (int)(m0 / 128L), &gemm_rfull[pc]);' \
+        'rp[(0)] = __float2half_rn(__half2float(rp[(0)]) + __half2float(o[(0)]));' \
+        'kg_tma_st3(&kg_tmO, (const unsigned char *)gemm_ct + p * (GEMM_BNL * 128), (int)(m0 % 128L + p * 64), (int)n0, (int)(m0 / 128L));'
+    refused gemm "$src/tools/bench/gated_tanh_residual.pat" --dim B=2 --dim T=128 --unfuse all \
+        --kernel k2_conv1x1_split_residual --arch sm_90 --where load=tmares --where sched=pp || bad="$bad refused:gated"
+    refused gemm "$rt" --dim T=64 --kernel k1_conv1x1_residual --arch sm_90 --where load=tmares --where sched=pp \
+        --where BM=128 || bad="$bad refused:batch"
+    refused gemm "$rt" --dim T=64 --kernel k0_linear_residual --arch sm_90 --where load=tmares --where sched=pp \
+        --where BM=128 && bad="$bad refused:rows"
+    # shellcheck disable=SC2086
+    out=$("$kgen" check "$rt" $args --configs 4 --where load=tmares --where sched=pp 2>&1)
+    [ "$(echo "$out" | grep -c 'ok .*load=tmares.*sched=pp')" -ge 8 ] || { bad="$bad check"; echo "$out"; }
+    rm -rf "$wd"
+    verdict "wgmma load=tmares (pp)" "the residual by TMA into the consumer's tile, added in place, stored by TMA"
 fi
 # The ws and pp consumers fence the async proxy after a stage's full wait
 # only where some copy of the stage writes it through the generic proxy

@@ -110,6 +110,15 @@ run "split 1x1 conv tmares" 4 "$src/tools/bench/gated_tanh_residual.pat" --dim B
     --kernel k2_conv1x1_split_residual --where load=tmares --configs 4
 run "ConvNeXt residual linear tmares" 4 "$src/examples/convnext_block.pat" --dim B=2 --dim T=128 \
     --kernel k3_linear_scale_residual --where load=tmares --configs 4
+# the residual by TMA into a pp consumer's own tile (res_pp), added there
+# and stored by TMA: row-major (LYNXNet2's residual linear, a ring of 5)
+# and channel-first (ConvNeXt's, in panels of 64 rows)
+run "residual into the pp tile" 8 "$src/tests/kernels/gemm_residual_tma.pat" --where load=tmares --where sched=pp \
+    --configs 6
+run "LYNXNet2 residual linear pp tmares" 4 "$src/examples/lynxnet2_block.pat" --dim B=2 --dim T=301 \
+    --unfuse k0_ln_dwconv --kernel k5_linear_residual --where load=tmares --where sched=pp --configs 6
+run "ConvNeXt residual linear pp tmares" 4 "$src/examples/convnext_block.pat" --dim B=2 --dim T=128 \
+    --kernel k3_linear_scale_residual --where load=tmares --where sched=pp --configs 6
 # rings of five stages under pp (the GELU GEMM by cp, tma and panel; the
 # GLU GEMM by multicast): K tiles wrap the ring in every tile
 run "GELU GEMM pp STAGES=5" 6 "$src/examples/convnext_block.pat" --dim B=2 --dim T=128 --unfuse all \
