@@ -872,32 +872,39 @@ local function tma_m(P, design)
   return #mp.rd == 1 or (#mp.rd == 2 and mp.rd[1][2] > 0 and mp.rd[2][1] % 64 == 0)
 end
 
--- launch()'s tensor map of tma_m's A: dims innermost first, the rows'
--- contiguous axis, K, then the batch axis of (b, t) rows and the group axis
--- unless it is broadcast
-local function tmap_m(spec, P)
-  local mp = P.A.mp
+-- the tensor map of a map mp whose rows are contiguous (t of (b, t) rows,
+-- one column axis): dims innermost first, t, the columns, then b and the
+-- batch axis unless it is broadcast; boxes of 64 rows by cols columns, a
+-- panel.  tma_m's A (the columns are K) and res_pp's channel-first
+-- residual and output (mf_map)
+local function rows_tmap(spec, P, mp, cols)
   local es = P.dt == "f32" and 4 or 2
-  local idx = arg_index(spec, P.A.kind == "convt" and P.A.x or mp.arg)
-  if P.A.kind == "convt" then
-    -- (x as (t, channel, batch), a box of 64 t by 64 channels a panel; or
-    -- channel-last (convt_box "k") as (channel, t, batch), 64 by 64 a chunk)
-    local A = P.A
-    local t = { arg = idx, dtype = P.dt, off = A.off * es, swizzle = 128,
-                dims = { A.Tin, A.Cin, A.Bn }, strides = { A.sxC * es, A.sxB * es },
-                box = { 64, 64, 1 } }
-    if A.sxC == 1 then t.dims, t.strides = { A.Cin, A.Tin, A.Bn }, { A.sxT * es, A.sxB * es } end
-    return t
-  end
   local R = mp.rd[#mp.rd]
-  local t = { arg = idx, dtype = P.dt, off = mp.off * es, swizzle = 128,
-              dims = { R[1], mp.cd[1][1] }, strides = { mp.cd[1][2] * es }, box = { 64, 64 } }
+  local t = { arg = arg_index(spec, mp.arg), dtype = P.dt, off = mp.off * es, swizzle = 128,
+              dims = { R[1], mp.cd[1][1] }, strides = { mp.cd[1][2] * es }, box = { 64, cols } }
   local function axis(n, st)
     t.dims[#t.dims + 1], t.strides[#t.strides + 1], t.box[#t.box + 1] = n, st * es, 1
   end
   if #mp.rd == 2 then axis(mp.rd[1][1], mp.rd[1][2]) end
   if #mp.zd == 1 and mp.zd[1][2] ~= 0 then axis(mp.zd[1][1], mp.zd[1][2]) end
   return t
+end
+
+-- launch()'s tensor map of tma_m's A: rows_tmap's, or the tap-major conv's
+-- boxes of x
+local function tmap_m(spec, P)
+  if P.A.kind == "convt" then
+    -- (x as (t, channel, batch), a box of 64 t by 64 channels a panel; or
+    -- channel-last (convt_box "k") as (channel, t, batch), 64 by 64 a chunk)
+    local A = P.A
+    local es = P.dt == "f32" and 4 or 2
+    local t = { arg = arg_index(spec, A.x), dtype = P.dt, off = A.off * es, swizzle = 128,
+                dims = { A.Tin, A.Cin, A.Bn }, strides = { A.sxC * es, A.sxB * es },
+                box = { 64, 64, 1 } }
+    if A.sxC == 1 then t.dims, t.strides = { A.Cin, A.Tin, A.Bn }, { A.sxT * es, A.sxB * es } end
+    return t
+  end
+  return rows_tmap(spec, P, P.A.mp, 64)
 end
 
 -- elements of that buffer
@@ -963,23 +970,8 @@ local function mf_map(mp)
   return #mp.rd == 1 or mp.rd[2][1] % 64 == 0
 end
 
--- the tensor map of such a map: dims t, the columns, then b and the batch
--- axis where they are; boxes of 64 rows by bnl columns (a panel)
-local function mf_tmap(spec, P, mp, bnl)
-  local es = P.dt == "f32" and 4 or 2
-  local R = mp.rd[#mp.rd]
-  local t = { arg = arg_index(spec, mp.arg), dtype = P.dt, off = mp.off * es, swizzle = 128,
-              dims = { R[1], mp.cd[1][1] }, strides = { mp.cd[1][2] * es }, box = { 64, bnl } }
-  local function axis(n, st)
-    t.dims[#t.dims + 1], t.strides[#t.strides + 1], t.box[#t.box + 1] = n, st * es, 1
-  end
-  if #mp.rd == 2 then axis(mp.rd[1][1], mp.rd[1][2]) end
-  if #mp.zd == 1 and mp.zd[1][2] ~= 0 then axis(mp.zd[1][1], mp.zd[1][2]) end
-  return t
-end
-
 -- the coordinates of panel p of the tile at (m0, n0, z) in map mp, as C
--- expressions: 64 columns a panel along its rows, or (out_mfast, mf_tmap)
+-- expressions: 64 columns a panel along its rows, or (out_mfast, rows_tmap)
 -- 64 rows a panel
 local function panel_coords(P, mp)
   local c
@@ -1017,7 +1009,7 @@ end
 -- but res_pp's and no gated split, a warpgroup's columns whole 64-column
 -- panels)?  The tile is then BNL / 64 panels of BM rows of 128 bytes,
 -- 128-byte swizzled as the operand tiles are (res_pp's channel-first
--- output: BM / 64 panels of BNL columns of 64 rows, mf_tmap), and one
+-- output: BM / 64 panels of BNL columns of 64 rows, rows_tmap), and one
 -- thread stores each panel with cp.async.bulk.tensor (launch()'s tensor
 -- map after the operands'): no copy-out loop, and the TMA unit clips the
 -- edges.  The design decides all but the panels:
@@ -1609,9 +1601,9 @@ function T.launch(spec, cfg)
     tm[#tm + 1] = tmap_of(spec, P, P.B.mp,
       P.glu and cfg.BN // cfg.WN // 2 or mc and cfg.BN // 2 or cfg.BN, P.glu)
     if conv_tma(P, cfg) then tm[#tm + 1] = conv_tmap(spec, P, cfg) end
-    -- (a channel-first output's and res_pp's residual: mf_tmap's panels)
+    -- (a channel-first output's and res_pp's residual: rows_tmap's panels)
     local bnl = P.glu and cfg.BN // 2 or cfg.BN
-    local function panels(mp) return out_mfast(P) and mf_tmap(spec, P, mp, bnl) or tmap_of(spec, P, mp, cfg.BM) end
+    local function panels(mp) return out_mfast(P) and rows_tmap(spec, P, mp, bnl) or tmap_of(spec, P, mp, cfg.BM) end
     if tma_store(P, cfg, cfg) then tm[#tm + 1] = panels(P.out) end
     if cfg.load == "tmares" then
       tm[#tm + 1] = cfg.sched == "pp" and panels(P.res) or (res_tmap(spec, P, cfg))
