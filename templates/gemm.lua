@@ -970,9 +970,9 @@ local function mf_map(mp)
   return #mp.rd == 1 or mp.rd[2][1] % 64 == 0
 end
 
--- the coordinates of panel p of the tile at (m0, n0, z) in map mp, as C
--- expressions: 64 columns a panel along its rows, or (out_mfast, rows_tmap)
--- 64 rows a panel
+-- the TMA store's panels of the tile at (m0, n0, z) in map mp: panel p's
+-- coordinates as C expressions, and the panels' count and byte size: 64
+-- columns a panel along its rows, or (out_mfast, rows_tmap) 64 rows
 local function panel_coords(P, mp)
   local c
   if out_mfast(P) then
@@ -986,7 +986,8 @@ local function panel_coords(P, mp)
     c = { "(int)(n0 + p * 64)", "(int)m0" }
   end
   if #mp.zd == 1 and mp.zd[1][2] ~= 0 then c[#c + 1] = "(int)z" end
-  return c
+  if out_mfast(P) then return c, "BM / 64", "GEMM_BNL * 128" end
+  return c, "GEMM_BNL / 64", "BM * 128"
 end
 
 -- load=tmares under sched=pp: the residual's tile goes by TMA into the
@@ -3533,16 +3534,15 @@ $act]], { v = v, act = act ~= "" and "        " .. act .. "\n" or "",
         st = kg.store(spec, P.dt, "rp", "0", kg.load(spec, P.dt, "rp", "0") .. " + " .. kg.load(spec, P.dt, "o", "0")) })
     end
     tput = "            " .. one(0) .. "\n            " .. one(1)
-  elseif pres then
-    tput = fill([[
+  elseif tst then
+    local a = "hb + (ni >> 3) * (BM * 128) + (mi * 64 + h * 8) * 128 + (((ni & 7) ^ l8) << 4)"
+    tput = fill(pres and [[
             {
-              $h2 *const rp = ($h2 *)(hb + (ni >> 3) * (BM * 128) + (mi * 64 + h * 8) * 128 + (((ni & 7) ^ l8) << 4));
+              $h2 *const rp = ($h2 *)($a);
               const float2 rr = $f2(*rp), oo = $f2($pk(x[mi * 4 + h * 2], x[mi * 4 + h * 2 + 1]));
               *rp = $pk(rr.x + oo.x, rr.y + oo.y);
-            }]], { h2 = h2, pk = pk, f2 = P.dt == "bf16" and "__bfloat1622float2" or "__half22float2" })
-  elseif tst then
-    tput = fill("            *($h2 *)(hb + (ni >> 3) * (BM * 128) + (mi * 64 + h * 8) * 128 + " ..
-      "(((ni & 7) ^ l8) << 4)) = $pk(x[mi * 4 + h * 2], x[mi * 4 + h * 2 + 1]);", { h2 = h2, pk = pk })
+            }]] or "            *($h2 *)($a) = $pk(x[mi * 4 + h * 2], x[mi * 4 + h * 2 + 1]);",
+      { h2 = h2, pk = pk, a = a, f2 = P.dt == "bf16" and "__bfloat1622float2" or "__half22float2" })
   end
   local put = mf and fill([[
             $s0
@@ -3723,7 +3723,7 @@ $rfree]], { staging = staging(fill("      $ct *const hp = ($ct *)gemm_ct + $base
     -- tile is its own and the next tile's epilogue first waits for the
     -- store to have read it; ws: the tile lies over the stages, which the
     -- producer refills after the block's barrier, so the wait is at once
-    local c = panel_coords(P, P.out)
+    local c, np, psz = panel_coords(P, P.out)
     -- (res_pp: the residual's copy into the tile waited for the last
     -- store's read; the consumer hands the tile back once this one's has)
     epi = "#if GEMM_TST\n" .. kg.line() .. "\n" .. fill([[
@@ -3743,7 +3743,7 @@ $now    }
       unsigned char *const hb = (unsigned char *)gemm_ct +
         (wn * (GEMM_WTNL / 64) * BM + GEMM_ROW(0) + l8) * 128 + (lane & 3) * 4;
 ]], tput), n = #c, c = table.concat(c, ", "),
-      np = mf and "BM / 64" or "GEMM_BNL / 64", psz = mf and "GEMM_BNL * 128" or "BM * 128",
+      np = np, psz = psz,
       free = pres and "    kg_mb_wait(&gemm_rfull[cw], ((it / (unsigned)GEMM_KT) >> 1) & 1u);\n" or
         "    if (tid == 0) kg_bulk_wait_read<0>();\n    GEMM_CSYNC();\n",
       now = pres and "      kg_bulk_wait_read<0>();\n      kg_mb_arrive(&gemm_rfree[cw]);\n" or
@@ -4540,7 +4540,7 @@ $hi        }
       -- tile, where the tile has fewer)
       local rcopy = ""
       if pres then
-        local c = panel_coords(P, P.res)
+        local c, np, psz = panel_coords(P, P.res)
         rcopy = fill([[
 
 #if GEMM_TST
@@ -4553,8 +4553,7 @@ $hi        }
           for (int p = 0; p < $np; p++)
             kg_tma$n(rt + p * ($psz), &kg_tmR, $c, &gemm_rfull[pc]);
         }
-#endif]], { ct = ct, n = #c, c = table.concat(c, ", "), np = out_mfast(P) and "BM / 64" or "GEMM_BNL / 64",
-          psz = out_mfast(P) and "GEMM_BNL * 128" or "BM * 128" })
+#endif]], { ct = ct, n = #c, c = table.concat(c, ", "), np = np, psz = psz })
       end
       body = fill(wgmma_ws_producer, { ct = ct, ast = ast, early = early, loadb = loadb, fsw = fsw,
         landed = (ta and "" or "        kg_mb_cp_arrive(&gemm_full[ws]);") .. rcopy,
