@@ -69,6 +69,11 @@ static void print_json(FILE *fp, const BackendRow *rows, int nrows)
             json_write_str(fp, d->arch);
             fprintf(fp, ", \"mem_bytes\": %llu, \"driver\": ", d->mem_bytes);
             json_write_str(fp, d->driver);
+            fputs(", \"bus_id\": ", fp);
+            if (d->bus_id[0])
+                json_write_str(fp, d->bus_id);
+            else
+                fputs("null", fp);
             fputc('}', fp);
         }
         fputs(r->ndev ? "\n  ]}" : "]}", fp);

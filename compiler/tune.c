@@ -1318,9 +1318,21 @@ int cmd_tune(const Options *o)
         T.driver = arena_strdup(a, info.driver);
         T.compiler = cuda ? arena_printf(a, "NVRTC %s", kg_nvrtc_version())
                           : T.driver;
+        /* one lock a physical device: its PCI bus id where the backend
+           knows it, since CUDA_VISIBLE_DEVICES gives one GPU a different
+           index in each process (and two GPUs the same one) */
         char lock[320];
-        snprintf(lock, sizeof lock, "/tmp/kgen-%s-%d.lock",
-                 cuda ? "cuda" : "opencl", o->device);
+        if (info.bus_id[0]) {
+            char id[sizeof info.bus_id];
+            for (size_t i = 0; i < sizeof id; i++)
+                id[i] = isalnum((unsigned char)info.bus_id[i]) || !info.bus_id[i]
+                      ? info.bus_id[i] : '-';
+            snprintf(lock, sizeof lock, "/tmp/kgen-%s-pci-%s.lock",
+                     cuda ? "cuda" : "opencl", id);
+        } else {
+            snprintf(lock, sizeof lock, "/tmp/kgen-%s-%d.lock",
+                     cuda ? "cuda" : "opencl", o->device);
+        }
         mode_t um = umask(0);
         T.lockfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
         umask(um);

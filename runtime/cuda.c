@@ -131,6 +131,7 @@ static struct {
     CUresult (*cuDeviceGetName)(char *name, int len, CUdevice dev);
     CUresult (*cuDeviceGetAttribute)(int *value, int attrib, CUdevice dev);
     CUresult (*cuDeviceTotalMem_v2)(size_t *bytes, CUdevice dev);
+    CUresult (*cuDeviceGetPCIBusId)(char *id, int len, CUdevice dev);
     /* execution */
     CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *ctx, CUdevice dev);
     CUresult (*cuDevicePrimaryCtxRelease)(CUdevice dev);
@@ -337,6 +338,8 @@ static void cu_load(void)
     cu_sym((void **)&cu.cuTensorMapEncodeTiled, "cuTensorMapEncodeTiled",
            NULL, NULL, 0);
     cu_sym((void **)&cu.cuLaunchKernelEx, "cuLaunchKernelEx", NULL, NULL, 0);
+    cu_sym((void **)&cu.cuDeviceGetPCIBusId, "cuDeviceGetPCIBusId", NULL, NULL,
+           0);
     if (!SYM(cuInit) || !SYM(cuDriverGetVersion) || !SYM(cuDeviceGetCount) ||
         !SYM(cuDeviceGet) || !SYM(cuDeviceGetName) ||
         !SYM(cuDeviceGetAttribute) || !SYM(cuDeviceTotalMem_v2))
@@ -433,6 +436,12 @@ static int cuda_device_info(int index, kgrt_device_info *out)
     out->mem_bytes = bytes;
     snprintf(out->driver, sizeof out->driver, "CUDA driver %d.%d",
              cu.version / 1000, cu.version % 1000 / 10);
+    /* optional: a driver without it leaves the bus id unknown */
+    if (!cu.cuDeviceGetPCIBusId ||
+        cu.cuDeviceGetPCIBusId(out->bus_id, (int)sizeof out->bus_id, dev) !=
+            CUDA_SUCCESS)
+        out->bus_id[0] = '\0';
+    out->bus_id[sizeof out->bus_id - 1] = '\0';
     return KGRT_OK;
 }
 

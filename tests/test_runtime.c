@@ -43,6 +43,7 @@ static void test_cuda_without_driver(void **state)
     assert_int_equal(kgrt_device_info_get(KGRT_CUDA, 0, &info), KGRT_EINVAL);
     assert_string_not_equal(kgrt_last_error(), "");
     assert_string_equal(info.name, "");         /* zeroed on failure */
+    assert_string_equal(info.bus_id, "");
     assert_int_equal(info.mem_bytes, 0);
 }
 
@@ -62,6 +63,8 @@ static void test_cuda_devices(void **state)
         assert_string_not_equal(info.name, "");
         assert_memory_equal(info.arch, "sm_", 3);
         assert_true(info.mem_bytes > 0);
+        /* "0000:19:00.0": the tuner's device lock is named by it */
+        assert_non_null(strchr(info.bus_id, ':'));
     }
 }
 
@@ -82,6 +85,7 @@ static void test_opencl(void **state)
         assert_string_not_equal(info.name, "");
         assert_string_equal(info.arch, "opencl");
         assert_true(info.mem_bytes > 0);
+        assert_string_equal(info.bus_id, "");   /* OpenCL cannot say */
         if (strstr(info.driver, "Portable Computing Language"))
             pocl++;
     }

@@ -144,6 +144,10 @@ typedef struct kgrt_device_info {
     char arch[32];             /* "sm_90" for CUDA, "opencl" for OpenCL */
     unsigned long long mem_bytes; /* global memory */
     char driver[128];          /* driver name and version, for cache keys */
+    char bus_id[32];           /* the PCI bus id, the same in every process
+                                  whatever CUDA_VISIBLE_DEVICES renumbers
+                                  ("0000:19:00.0"); "" where the backend
+                                  cannot say (OpenCL) */
 } kgrt_device_info;
 
 /* What a launch may ask for.  0 where a backend cannot say. */
