@@ -8,12 +8,16 @@
            PyTorch in fp32 (relative L2, max-abs), and time kgen, PyTorch
            eager, torch.compile (default, max-autotune) and, for attention,
            each SDPA backend with triton.testing.do_bench (median, L2
-           flushed).  One JSON per workload in OUT.
+           flushed).  One JSON per workload in OUT.  With --gpus N the
+           workloads are spread over N GPUs of the host, one process each
+           (CUDA_VISIBLE_DEVICES), all tuning into the one DB; --dry-run
+           prints that split and runs nothing.
   render:  the JSONs of one or more OUT directories as one table, printed
            and written to docs/performance.md with the command and date.
 
   python3 tools/bench/bench.py measure --kgen build-dev-bin/kgen --out OUT \
       [--workloads NAME,...] [--budget N] [--no-max-autotune]
+      [--gpus N [--dry-run]]
   python3 tools/bench/bench.py render OUT... [--write docs/performance.md]
       [--command "..."] [--device NAME]
            (the newest result of each workload among the OUTs, on one
@@ -332,16 +336,98 @@ def plan_flops(kgen, pat, opts):
     return sum(k["flops"] for k in json.loads(out)["kernels"])
 
 
+def cost(w):
+    """A workload's rough share of a run: a block tunes several kernels and
+    torch.compile compiles several ops; an attention row tunes one kernel."""
+    if "block" in w[0] or "layer" in w[0]:
+        return 4
+    return 1 if w[0].startswith("sdpa") else 2
+
+
+def shard(todo, n):
+    """The workloads over n GPUs: the costliest first, each to the GPU with
+    the least so far (ties to the lower index; equal costs keep their order)."""
+    loads = [[0, i, []] for i in range(n)]
+    for w in sorted(todo, key=cost, reverse=True):
+        g = min(loads, key=lambda x: (x[0], x[1]))
+        g[0] += cost(w)
+        g[2].append(w)
+    return [g[2] for g in loads]
+
+
+def relay(prefix, stream):
+    for line in stream:
+        print(prefix + line, end="", flush=True)
+
+
+def measure_sharded(args, todo, db):
+    """--gpus N: one `measure` process a GPU, each seeing its GPU alone
+    (CUDA_VISIBLE_DEVICES), all tuning into db: kgen tune shares a DB
+    between processes and times on each GPU under a lock named by its PCI
+    bus id, so the GPUs time at once.  Every row goes to OUT as usual."""
+    import threading
+    vis = os.environ.get("CUDA_VISIBLE_DEVICES")
+    ids = [v for v in vis.split(",") if v] if vis else \
+        [str(i) for i in range(args.gpus)]
+    if len(ids) < args.gpus:
+        sys.exit(f"bench.py: --gpus {args.gpus}, but CUDA_VISIBLE_DEVICES "
+                 f"names {len(ids)}")
+    parts = shard(todo, args.gpus)
+    if args.dry_run:
+        for i, part in enumerate(parts):
+            print(f"gpu {ids[i]} ({sum(cost(w) for w in part)}): " +
+                  ",".join(slug(w[0]) for w in part))
+        return
+    procs = []
+    for i, part in enumerate(parts):
+        if not part:
+            continue
+        cmd = [sys.executable, os.path.abspath(__file__), "measure",
+               "--kgen", args.kgen, "--out", args.out, "--db", db,
+               "--only", ",".join(slug(w[0]) for w in part),
+               "--budget", str(args.budget),
+               "--tune-timeout", str(args.tune_timeout)]
+        if args.no_max_autotune:
+            cmd.append("--no-max-autotune")
+        p = subprocess.Popen(cmd, env=dict(os.environ,
+                                           CUDA_VISIBLE_DEVICES=ids[i]),
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True)
+        t = threading.Thread(target=relay, args=(f"[gpu {ids[i]}] ", p.stdout))
+        t.start()
+        procs.append((p, t))
+    rc = 0
+    for p, t in procs:
+        rc |= p.wait()
+        t.join()
+    print("\nall GPUs done:")
+    for w in todo:
+        f = os.path.join(args.out, slug(w[0]) + ".json")
+        if os.path.exists(f):
+            with open(f) as fp:
+                print(row_text(json.load(fp)))
+        else:
+            print(f"{w[0]}: no result")
+            rc = 1
+    if rc:
+        sys.exit(1)
+
+
 def measure(args):
-    import torch
-    models = torch_models()
     todo = workloads()
     if args.workloads:
         want = args.workloads.split(",")
         todo = [w for w in todo if any(x in slug(w[0]) for x in want)]
+    if args.only:
+        only = set(args.only.split(","))
+        todo = [w for w in todo if slug(w[0]) in only]
     os.makedirs(args.out, exist_ok=True)
     db = os.path.abspath(args.db) if args.db else \
         os.path.join(args.out, "tune.sqlite")
+    if args.gpus > 1:
+        return measure_sharded(args, todo, db)
+    import torch
+    models = torch_models()
     env = dict(os.environ, KGEN_TEMPLATES=os.path.join(ROOT, "templates"),
                KGEN_PATTERNS=os.path.join(ROOT, "patterns"),
                KGEN_INCLUDE=os.path.join(ROOT, "include"))
@@ -587,6 +673,11 @@ def main():
     m.add_argument("--db", help="tuning DB (default OUT/tune.sqlite)")
     m.add_argument("--tune-timeout", type=float, default=300)
     m.add_argument("--no-max-autotune", action="store_true")
+    m.add_argument("--gpus", type=int, default=1,
+                   help="spread the workloads over this many GPUs of the host")
+    m.add_argument("--dry-run", action="store_true",
+                   help="with --gpus: print the split, run nothing")
+    m.add_argument("--only", help=argparse.SUPPRESS)   # exact slugs (--gpus)
     r = sub.add_parser("render")
     r.add_argument("dirs", nargs="+")
     r.add_argument("--write")
