@@ -12,7 +12,7 @@ trap 'rm -rf "$work"' EXIT
 bad=
 $bench list | awk '{print $1}' | sort > "$work/all"
 [ -s "$work/all" ] || bad="$bad list"
-for n in 3 8; do
+for n in 1 3 8; do
     unset CUDA_VISIBLE_DEVICES
     $bench measure --kgen x --out "$work/o" --gpus $n --dry-run > "$work/split$n" || bad="$bad rc$n"
     [ "$(wc -l < "$work/split$n")" -eq $n ] || bad="$bad lines$n"

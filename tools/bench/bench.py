@@ -432,7 +432,7 @@ def measure(args):
     os.makedirs(args.out, exist_ok=True)
     db = os.path.abspath(args.db) if args.db else \
         os.path.join(args.out, "tune.sqlite")
-    if args.gpus > 1:
+    if args.gpus > 1 or args.dry_run:
         return measure_sharded(args, todo, db)
     import torch
     models = torch_models()
@@ -684,7 +684,7 @@ def main():
     m.add_argument("--gpus", type=int, default=1,
                    help="spread the workloads over this many GPUs of the host")
     m.add_argument("--dry-run", action="store_true",
-                   help="with --gpus: print the split, run nothing")
+                   help="print the split over the GPUs, run nothing")
     m.add_argument("--only", help=argparse.SUPPRESS)   # exact slugs (--gpus)
     r = sub.add_parser("render")
     r.add_argument("dirs", nargs="+")
