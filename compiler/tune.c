@@ -1321,18 +1321,17 @@ int cmd_tune(const Options *o)
         /* one lock a physical device: its PCI bus id where the backend
            knows it, since CUDA_VISIBLE_DEVICES gives one GPU a different
            index in each process (and two GPUs the same one) */
-        char lock[320];
+        char where[48], lock[320];
         if (info.bus_id[0]) {
-            char id[sizeof info.bus_id];
-            for (size_t i = 0; i < sizeof id; i++)
-                id[i] = isalnum((unsigned char)info.bus_id[i]) || !info.bus_id[i]
-                      ? info.bus_id[i] : '-';
-            snprintf(lock, sizeof lock, "/tmp/kgen-%s-pci-%s.lock",
-                     cuda ? "cuda" : "opencl", id);
+            int n = snprintf(where, sizeof where, "pci-%s", info.bus_id);
+            for (int i = 4; i < n && i < (int)sizeof where; i++)
+                if (!isalnum((unsigned char)where[i]))
+                    where[i] = '-';          /* "0000:19:00.0" -> 0000-19-00-0 */
         } else {
-            snprintf(lock, sizeof lock, "/tmp/kgen-%s-%d.lock",
-                     cuda ? "cuda" : "opencl", o->device);
+            snprintf(where, sizeof where, "%d", o->device);
         }
+        snprintf(lock, sizeof lock, "/tmp/kgen-%s-%s.lock",
+                 cuda ? "cuda" : "opencl", where);
         mode_t um = umask(0);
         T.lockfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
         umask(um);
