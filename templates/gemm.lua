@@ -1108,7 +1108,9 @@ local function mma_smem(P, cfg)
 end
 
 -- shared memory of the wgmma path: the stages, or the f32 tile of the
--- staged epilogue if larger, and the alignment slack
+-- staged epilogue if larger (no alignment slack: ptxas pads the static
+-- shared memory before it to the dynamic tile's 1024-byte alignment, so
+-- the dynamic tile starts aligned; the kernel traps if it does not)
 local function wgmma_smem(P, cfg)
   local asz = (a_ss(P, cfg) or a_desc(P, cfg)) and cfg.BM * cfg.BK or
     a_trans(P, cfg) and cfg.BK * (cfg.BM + 8) or cfg.BM * (cfg.BK + 8)
@@ -1124,10 +1126,10 @@ local function wgmma_smem(P, cfg)
     out_mfast(P) and 2 * cfg.BN * (cfg.BM + 8) or 2 * cfg.BM * ((P.glu and cfg.BN // 2 or cfg.BN) + 8))
   if cfg.sched == "pp" then
     -- each consumer's own tile beside the stages (staged: f32, 64 rows)
-    return stages + 2 * (rt or 4 * (out_mfast(P) and cfg.BN * 68 or 64 * (cfg.BN + 4))) + 1024
+    return stages + 2 * (rt or 4 * (out_mfast(P) and cfg.BN * 68 or 64 * (cfg.BN + 4)))
   end
   local ct = rt or 4 * (out_mfast(P) and cfg.BN * (cfg.BM + 4) or cfg.BM * (cfg.BN + 4))
-  return math.max(stages, ct) + 1024
+  return math.max(stages, ct)
 end
 
 -- sched=pp with the register epilogue, not load=panel: the static shared
@@ -4453,9 +4455,10 @@ $hi        }
   -- the kernels' opening: the dynamic shared memory and the stage rings
   local smem_head = fill([[
   extern __shared__ __align__(1024) unsigned char kg_gemm_smem[];
-  /* the swizzled B tiles need 1024-byte alignment: 1024 bytes of slack */
-  $ct *gemm_bs = ($ct *)(kg_gemm_smem +
-    ((1024u - ((unsigned)__cvta_generic_to_shared(kg_gemm_smem) & 1023u)) & 1023u));
+  /* the swizzled B tiles need 1024-byte alignment, which the static
+     shared memory's padding gives the dynamic tile */
+  if ((unsigned)__cvta_generic_to_shared(kg_gemm_smem) & 1023u) __trap();
+  $ct *gemm_bs = ($ct *)kg_gemm_smem;
   $ct *gemm_as = gemm_bs + $nb * BN * BK;
 ]], { ct = ct, nb = panel and "GEMM_KT" or "STAGES" })
   -- (ws: LNC > 1 blocks of a cluster take a row tile's adjacent column
