@@ -8,7 +8,8 @@
            PyTorch in fp32 (relative L2, max-abs), and time kgen, PyTorch
            eager, torch.compile (default, max-autotune) and, for attention,
            each SDPA backend with triton.testing.do_bench (median, L2
-           flushed).  One JSON per workload in OUT.  With --gpus N the
+           flushed), in turn, --rounds times (each figure the median of
+           its rounds).  One JSON per workload in OUT.  With --gpus N the
            workloads are spread over N GPUs of the host, one process each
            (CUDA_VISIBLE_DEVICES), all tuning into the one DB; --dry-run
            prints that split and runs nothing.
@@ -16,7 +17,7 @@
            and written to docs/performance.md with the command and date.
 
   python3 tools/bench/bench.py measure --kgen build-dev-bin/kgen --out OUT \
-      [--workloads NAME,...] [--budget N] [--no-max-autotune]
+      [--workloads NAME,...] [--budget N] [--no-max-autotune] [--rounds N]
       [--gpus N [--dry-run]]
   python3 tools/bench/bench.py render OUT... [--write docs/performance.md]
       [--command "..."] [--device NAME]
@@ -30,6 +31,7 @@ import ctypes
 import json
 import math
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -330,6 +332,16 @@ def do_bench(fn):
                                    return_mode="median")
 
 
+def in_turn(runs, rounds, bench=do_bench):
+    """Time the (label, fn) runs in turn, ROUNDS times over: each label's
+    figure the median of its rounds; returns (figures, every round's)."""
+    got = {label: [] for label, _ in runs}
+    for _ in range(rounds):
+        for label, fn in runs:
+            got[label].append(bench(fn))
+    return {label: statistics.median(v) for label, v in got.items()}, got
+
+
 def plan_flops(kgen, pat, opts):
     out = subprocess.run([kgen, "plan", pat, "--json"] + opts, check=True,
                          capture_output=True, text=True).stdout
@@ -394,7 +406,8 @@ def measure_sharded(args, todo, db):
                "--kgen", args.kgen, "--out", args.out, "--db", db,
                "--only", ",".join(slug(w[0]) for w in part),
                "--budget", str(args.budget),
-               "--tune-timeout", str(args.tune_timeout)]
+               "--tune-timeout", str(args.tune_timeout),
+               "--rounds", str(args.rounds)]
         if args.no_max_autotune:
             cmd.append("--no-max-autotune")
         p = subprocess.Popen(cmd, env=dict(os.environ,
@@ -499,21 +512,22 @@ def measure(args):
                 res["check"].append({"output": oname, "rel_l2": rel,
                                      "max_abs": mabs, "tol": TOL[dt],
                                      "ok": ok})
-            times = {"kgen": do_bench(call)}
-            eager_fn = lambda: fn(ins, d)                    # noqa: E731
-            times["eager"] = do_bench(eager_fn)
+            # every contender compiled and run once, then timed in turn,
+            # ROUNDS rounds: each figure the median of its rounds' medians,
+            # so that a drift of the GPU's clocks over the run falls on
+            # every contender alike, not on the one timed first
+            runs = [("kgen", call), ("eager", lambda: fn(ins, d))]
             try:
                 c = torch.compile(lambda: fn(ins, d))
                 c()
-                times["compile"] = do_bench(c)
+                runs.append(("compile", c))
             except Exception as e:                           # noqa: BLE001
                 res["compile_error"] = str(e)[:300]
             if not args.no_max_autotune:
                 try:
-                    torch._dynamo.reset()
                     c = torch.compile(lambda: fn(ins, d), mode="max-autotune")
                     c()
-                    times["max-autotune"] = do_bench(c)
+                    runs.append(("max-autotune", c))
                 except Exception as e:                       # noqa: BLE001
                     res["autotune_error"] = str(e)[:300]
             if fused.name.startswith("sdpa"):
@@ -529,10 +543,10 @@ def measure(args):
                                 return F_sdpa(ins["q"], ins["k"], ins["v"],
                                               is_causal=causal)
                         run()
-                        times[label] = do_bench(run)
+                        runs.append((label, run))
                     except Exception as e:                   # noqa: BLE001
                         res[f"{label}_error"] = str(e)[:200]
-            res["ms"] = times
+            res["ms"], res["ms_rounds"] = in_turn(runs, args.rounds)
             torch._dynamo.reset()
         except Exception as e:                               # noqa: BLE001
             res["error"] = str(e)[:2000]
@@ -681,6 +695,8 @@ def main():
     m.add_argument("--db", help="tuning DB (default OUT/tune.sqlite)")
     m.add_argument("--tune-timeout", type=float, default=300)
     m.add_argument("--no-max-autotune", action="store_true")
+    m.add_argument("--rounds", type=int, default=3,
+                   help="time the contenders in turn this many times")
     m.add_argument("--gpus", type=int, default=1,
                    help="spread the workloads over this many GPUs of the host")
     m.add_argument("--dry-run", action="store_true",
