@@ -173,18 +173,38 @@ static double shape_distance(const char *a, const char *b)
     return *a || *b ? -1 : d;
 }
 
-/* Does cfg pass the constraints?  *read (may be NULL): the knobs a
- * rejection read (all of them on an error). */
-static bool cfg_ok(Template *t, const int *cfg, uint64_t *read)
+/* Does cfg pass the constraints? */
+static bool cfg_ok(Template *t, const int *cfg)
 {
     bool ok = false;
-    uint64_t r = ~(uint64_t)0;
     Str why = {0};
-    int rc = template_check(t, cfg, &ok, &why, &r);
+    int rc = template_check(t, cfg, &ok, &why, NULL);
     str_free(&why);
-    if (read)
-        *read = rc ? ~(uint64_t)0 : r;
     return rc == 0 && ok;
+}
+
+/* the build's default: the best-ranked config that passes, the first on
+ * ties or without rank() */
+typedef struct BestRanked {
+    Template *t;
+    int *out, nk;
+    double best;
+    bool found;
+    Str err;
+} BestRanked;
+
+static int best_ranked(void *ctx, const int *cfg)
+{
+    BestRanked *b = ctx;
+    double cost;
+    if (template_rank(b->t, cfg, &cost, &b->err))
+        return -1;
+    if (!b->found || template_rank_cmp(cost, b->best) < 0) {
+        memcpy(b->out, cfg, (size_t)b->nk * sizeof *cfg);
+        b->best = cost;
+        b->found = true;
+    }
+    return 0;
 }
 
 static const char *winner_prov(Build *B, const DbWinner *w, const char *how)
@@ -217,7 +237,7 @@ static int choose(Build *B, Plan *p, Kernel *k, Template *t, BKernel *bk)
     /* the exact shape, newest run first */
     for (int i = 0; i < nw; i++)
         if (!strcmp(w[i].shape, shape) && !cfg_parse(t, w[i].config, bk->cfg) &&
-            cfg_ok(t, bk->cfg, NULL)) {
+            cfg_ok(t, bk->cfg)) {
             bk->prov = winner_prov(B, &w[i], "tuned");
             B->ntuned++;
             return 0;
@@ -235,7 +255,7 @@ static int choose(Build *B, Plan *p, Kernel *k, Template *t, BKernel *bk)
         }
         if (best < 0)
             break;
-        if (!cfg_parse(t, w[best].config, bk->cfg) && cfg_ok(t, bk->cfg, NULL)) {
+        if (!cfg_parse(t, w[best].config, bk->cfg) && cfg_ok(t, bk->cfg)) {
             bk->prov = winner_prov(B, &w[best], arena_printf(B->a,
                 "untuned shape; config of the nearest tuned shape %s",
                 w[best].shape));
@@ -247,27 +267,16 @@ static int choose(Build *B, Plan *p, Kernel *k, Template *t, BKernel *bk)
     /* the tuner's default: the best-ranked valid config, the first on
      * ties or without rank() */
     int *cfg = arena_alloc(B->a, (size_t)(nk + 1) * sizeof *cfg);
-    double best = NAN;
-    bool found = false;
-    do {
-        uint64_t read;
-        double cost;
-        Str err = {0};
-        if (!cfg_ok(t, cfg, &read)) {
-            cfg_skip(t, cfg, read, 0, nk);
-            continue;
-        }
-        if (template_rank(t, cfg, &cost, &err)) {
-            fprintf(stderr, "kgen: error: kernel %s: %s\n", k->name, err.buf);
-            str_free(&err);
-            return -1;
-        }
-        if (!found || template_rank_cmp(cost, best) < 0) {
-            memcpy(bk->cfg, cfg, (size_t)nk * sizeof *cfg);
-            best = cost;
-            found = true;
-        }
-    } while (cfg_next(t, cfg, 0, nk));
+    memset(cfg, 0, (size_t)(nk + 1) * sizeof *cfg);
+    BestRanked br = {t, bk->cfg, nk, NAN, false, {0}};
+    if (cfg_each(t, cfg, 0, best_ranked, &br, &br.err)) {
+        fprintf(stderr, "kgen: error: kernel %s: %s\n", k->name,
+                br.err.buf ? br.err.buf : "");
+        str_free(&br.err);
+        return -1;
+    }
+    double best = br.best;
+    bool found = br.found;
     if (found) {
         bk->prov = isnan(best) ? "untuned: the template's first valid config"
                                : "untuned: the template's best-ranked config";

@@ -54,20 +54,142 @@ bool cfg_next(const Template *t, int *cfg, int lo, int hi)
 /* After a rejection that read the knobs in `read`, move cfg over knobs
  * [lo, hi) to the last config that agrees with it on every knob up to the
  * last one read, so that cfg_next goes on past every config the rejection
- * holds for.  Returns how many configs that passes over. */
-long long cfg_skip(const Template *t, int *cfg, uint64_t read, int lo, int hi)
+ * holds for. */
+static void cfg_skip(const Template *t, int *cfg, uint64_t read, int lo, int hi)
 {
     int last = lo - 1;
     for (int i = lo; i < hi; i++)
         if (i >= 64 || (read >> i & 1))
             last = i;
-    long long skipped = 0;
-    for (int i = last + 1; i < hi; i++) {
-        int n = template_knob(t, i)->n;
-        skipped = skipped * n + (n - 1 - cfg[i]);
-        cfg[i] = n - 1;
+    for (int i = last + 1; i < hi; i++)
+        cfg[i] = template_knob(t, i)->n - 1;
+}
+
+/* The rejections of a walk, kept to reject again without constraints():
+ * for each set of knobs a rejection read, a hash set of the values it
+ * held them at (mixed radix over those knobs: the whole space's count of
+ * configs, which the walk could not get through if it were near 2^64,
+ * bounds it). */
+typedef struct Nogood {
+    uint64_t mask;
+    uint64_t *key;             /* value + 1; 0 empty */
+    size_t n, cap;             /* cap a power of two */
+} Nogood;
+
+typedef struct Nogoods {
+    Nogood *m;
+    int n, cap;
+} Nogoods;
+
+static uint64_t nogood_key(const Template *t, const int *cfg, uint64_t mask)
+{
+    uint64_t k = 0;
+    for (int i = 0; i < template_nknobs(t); i++)
+        if (i >= 64 || (mask >> i & 1))
+            k = k * (uint64_t)template_knob(t, i)->n + (uint64_t)cfg[i];
+    return k + 1;
+}
+
+static size_t nogood_slot(const Nogood *g, uint64_t k)
+{
+    size_t h = (size_t)((k * 0x9e3779b97f4a7c15ull) >> 17) & (g->cap - 1);
+    while (g->key[h] && g->key[h] != k)
+        h = (h + 1) & (g->cap - 1);
+    return h;
+}
+
+static void nogood_insert(Nogood *g, uint64_t k)
+{
+    if (2 * (g->n + 1) > g->cap) {
+        Nogood big = {g->mask, NULL, 0, g->cap ? 2 * g->cap : 64};
+        big.key = calloc(big.cap, sizeof *big.key);
+        if (!big.key)
+            die("out of memory");
+        for (size_t i = 0; i < g->cap; i++)
+            if (g->key[i])
+                big.key[nogood_slot(&big, g->key[i])] = g->key[i];
+        big.n = g->n;
+        free(g->key);
+        *g = big;
     }
-    return skipped;
+    size_t h = nogood_slot(g, k);
+    if (!g->key[h]) {
+        g->key[h] = k;
+        g->n++;
+    }
+}
+
+/* Does a kept rejection hold for cfg?  *read: its knobs. */
+static bool nogood_match(const Nogoods *ng, const Template *t, const int *cfg,
+                         uint64_t *read)
+{
+    for (int i = 0; i < ng->n; i++) {
+        const Nogood *g = &ng->m[i];
+        if (g->key[nogood_slot(g, nogood_key(t, cfg, g->mask))]) {
+            *read = g->mask;
+            return true;
+        }
+    }
+    return false;
+}
+
+static void nogood_add(Nogoods *ng, const Template *t, const int *cfg,
+                       uint64_t read)
+{
+    int i = 0;
+    while (i < ng->n && ng->m[i].mask != read)
+        i++;
+    if (i == ng->n) {
+        if (ng->n == ng->cap) {
+            ng->cap = ng->cap ? 2 * ng->cap : 16;
+            ng->m = realloc(ng->m, (size_t)ng->cap * sizeof *ng->m);
+            if (!ng->m)
+                die("out of memory");
+        }
+        ng->m[ng->n++] = (Nogood){read, NULL, 0, 0};
+    }
+    nogood_insert(&ng->m[i], nogood_key(t, cfg, read));
+}
+
+/* The odometer over knobs [lo, n): a rejection holds for every config
+ * that agrees with it on the knobs its constraints() read, so the walk
+ * skips the knobs after the last of those (cfg_skip) and keeps the
+ * rejection, which rejects the later configs that agree with it without a
+ * call into Lua: a GEMM's space (560 million configs) took one call for
+ * each of about a million steps. */
+int cfg_each(Template *t, int *cfg, int lo, CfgFn fn, void *ctx, Str *err)
+{
+    int nk = template_nknobs(t), rc = 0;
+    for (int i = lo; i < nk; i++)
+        cfg[i] = 0;
+    Nogoods ng = {0};
+    do {
+        uint64_t read;
+        if (nogood_match(&ng, t, cfg, &read)) {
+            cfg_skip(t, cfg, read, lo, nk);
+            continue;
+        }
+        bool ok;
+        Str why = {0};
+        if (template_check(t, cfg, &ok, &why, &read)) {
+            str_printf(err, "%s", why.buf ? why.buf : "");
+            str_free(&why);
+            rc = -1;
+            break;
+        }
+        str_free(&why);
+        if (!ok) {
+            nogood_add(&ng, t, cfg, read);
+            cfg_skip(t, cfg, read, lo, nk);
+        } else if (fn(ctx, cfg)) {
+            rc = 1;
+            break;
+        }
+    } while (cfg_next(t, cfg, lo, nk));
+    for (int i = 0; i < ng.n; i++)
+        free(ng.m[i].key);
+    free(ng.m);
+    return rc;
 }
 
 /* Templates by name, loaded once per command. */
@@ -112,31 +234,35 @@ static const char *arch_of(const Options *o)
     return "opencl";
 }
 
+typedef struct FirstValid {
+    Template *t;
+    const Options *o;
+    int *out;
+} FirstValid;
+
+static int first_where(void *ctx, const int *cfg)
+{
+    FirstValid *f = ctx;
+    if (!config_where(f->t, cfg, f->o))
+        return 0;
+    memcpy(f->out, cfg, (size_t)template_nknobs(f->t) * sizeof *cfg);
+    return 1;
+}
+
 /* The first config with design values from cfg[0..ndesign) whose tuning
  * passes the constraints and every --where; -1 none, -2 a template error
  * (in err). */
 static int first_valid(Template *t, int *cfg, const Options *o, Str *err)
 {
     int nd = template_ndesign(t), nk = template_nknobs(t);
-    for (int i = nd; i < nk; i++)
-        cfg[i] = 0;
-    do {
-        bool ok;
-        uint64_t read;
-        Str why = {0};
-        int rc = template_check(t, cfg, &ok, &why, &read);
-        if (rc) {
-            str_printf(err, "%s", why.buf);
-            str_free(&why);
-            return -2;
-        }
-        str_free(&why);
-        if (ok && config_where(t, cfg, o))
-            return 0;
-        if (!ok)
-            cfg_skip(t, cfg, read, nd, nk);
-    } while (cfg_next(t, cfg, nd, nk));
-    return -1;
+    int *walk = malloc((size_t)(nk + 1) * sizeof *walk);
+    if (!walk)
+        die("out of memory");
+    memcpy(walk, cfg, (size_t)nd * sizeof *cfg);
+    FirstValid f = {t, o, cfg};
+    int rc = cfg_each(t, walk, nd, first_where, &f, err);
+    free(walk);
+    return rc < 0 ? -2 : rc == 1 ? 0 : -1;
 }
 
 static void header(Str *s, const Template *t, const Plan *p, const Kernel *k,
@@ -314,6 +440,36 @@ typedef struct Ranked {
     int seq;                   /* the space's order, for ties */
 } Ranked;
 
+/* kgen space: the configs that pass, ranked with --rank */
+typedef struct SpaceCount {
+    Template *t;
+    const Options *o;
+    Arena *a;
+    int nk;
+    long long pass;
+    Ranked *r;
+    int nr, cap;
+    Str err;
+} SpaceCount;
+
+static int space_count(void *ctx, const int *cfg)
+{
+    SpaceCount *sc = ctx;
+    if (!config_where(sc->t, cfg, sc->o))
+        return 0;
+    sc->pass++;
+    if (!sc->o->rank)
+        return 0;
+    double cost;
+    if (template_rank(sc->t, cfg, &cost, &sc->err))
+        return -1;
+    int *c = arena_alloc(sc->a, (size_t)sc->nk * sizeof *c);
+    memcpy(c, cfg, (size_t)sc->nk * sizeof *c);
+    Ranked x = {c, cost, sc->nr};
+    ARENA_PUSH(sc->a, sc->r, sc->nr, sc->cap, x);
+    return 0;
+}
+
 static int rank_nd;            /* design knobs, for by_point_cost */
 static int by_point_cost(const void *x, const void *y)
 {
@@ -406,40 +562,20 @@ int cmd_space(const Options *o)
             continue;
         }
         int *cfg = calloc((size_t)nk + 1, sizeof *cfg);
-        long long pass = 0, all = 0;
-        Ranked *r = NULL;
-        int nr = 0, cap = 0;
-        do {
-            bool ok;
-            uint64_t read;
-            Str why = {0};
-            if (template_check(t, cfg, &ok, &why, &read)) {
-                fprintf(stderr, "kgen: error: %s\n", why.buf);
-                str_free(&why);
-                rc = 1;
-                break;
-            }
-            str_free(&why);
-            all++;
-            if (!ok)
-                all += cfg_skip(t, cfg, read, 0, nk);
-            ok = ok && config_where(t, cfg, o);
-            pass += ok;
-            if (ok && o->rank) {
-                double cost;
-                if (template_rank(t, cfg, &cost, &why)) {
-                    fprintf(stderr, "kgen: error: %s\n", why.buf);
-                    str_free(&why);
-                    rc = 1;
-                    break;
-                }
-                int *c = arena_alloc(a, (size_t)nk * sizeof *c);
-                memcpy(c, cfg, (size_t)nk * sizeof *c);
-                Ranked x = {c, cost, nr};
-                ARENA_PUSH(a, r, nr, cap, x);
-            }
-        } while (cfg_next(t, cfg, 0, nk));
+        long long all = 1;
+        for (int i = 0; i < nk; i++)
+            all *= template_knob(t, i)->n;
+        SpaceCount sc = {t, o, a, nk, 0, NULL, 0, 0, {0}};
+        int each = cfg_each(t, cfg, 0, space_count, &sc, &sc.err);
+        if (each) {
+            fprintf(stderr, "kgen: error: %s\n", sc.err.buf ? sc.err.buf : "");
+            rc = 1;
+        }
+        str_free(&sc.err);
         free(cfg);
+        long long pass = sc.pass;
+        Ranked *r = sc.r;
+        int nr = sc.nr;
         printf("%s (%s, lines %d-%d) on %s: %lld of %lld configs pass the "
                "constraints\n", kk->name, kk->op, kk->line_first, kk->line_last,
                arch, pass, all);

@@ -704,7 +704,12 @@ int cmd_devices(bool json);                /* devices.c: kgen devices */
 typedef struct TemplateCache TemplateCache;
 const char *templates_dir(const Options *o);
 bool cfg_next(const Template *t, int *cfg, int lo, int hi);
-long long cfg_skip(const Template *t, int *cfg, uint64_t read, int lo, int hi);
+/* fn(ctx, cfg) for every config that passes the template's constraints,
+ * with cfg[0..lo) as given and knobs [lo, n) in cfg_next's order; fn
+ * returns nonzero to stop.  0 done, 1 stopped by fn, -1 a template error
+ * (in err). */
+typedef int (*CfgFn)(void *ctx, const int *cfg);
+int cfg_each(Template *t, int *cfg, int lo, CfgFn fn, void *ctx, Str *err);
 TemplateCache *template_cache_new(Arena *a);
 void template_cache_free(TemplateCache *c);    /* closes every template */
 Template *template_get(TemplateCache *c, const char *dir, const char *name,

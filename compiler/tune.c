@@ -83,6 +83,26 @@ bool config_where(const Template *t, const int *cfg, const Options *o)
     return ok;
 }
 
+typedef struct Space {
+    Template *t;
+    const Options *o;
+    Arena *a;
+    int nk;
+    int **cfgs;
+    int n, cap;
+} Space;
+
+static int space_add(void *ctx, const int *cfg)
+{
+    Space *sp = ctx;
+    if (config_where(sp->t, cfg, sp->o)) {
+        int *c = arena_alloc(sp->a, (size_t)(sp->nk + 1) * sizeof *c);
+        memcpy(c, cfg, (size_t)sp->nk * sizeof *c);
+        ARENA_PUSH(sp->a, sp->cfgs, sp->n, sp->cap, c);
+    }
+    return 0;
+}
+
 int tune_space(Template *t, const Plan *p, const Kernel *k, const char *arch,
                const Options *o, int ***cfgs, int *ncfg, Str *err, Arena *a)
 {
@@ -91,31 +111,16 @@ int tune_space(Template *t, const Plan *p, const Kernel *k, const char *arch,
     int rc = template_bind(t, p, k, arch, err);
     if (rc)
         return -1;
-    int nk = template_nknobs(t), cap = 0;
+    int nk = template_nknobs(t);
     int *cfg = calloc((size_t)nk + 1, sizeof *cfg);
     if (!cfg)
         die("out of memory");
-    do {
-        bool ok;
-        uint64_t read;
-        Str why = {0};
-        if (template_check(t, cfg, &ok, &why, &read)) {
-            str_printf(err, "%s", why.buf ? why.buf : "");
-            str_free(&why);
-            free(cfg);
-            return -1;
-        }
-        str_free(&why);
-        if (ok && config_where(t, cfg, o)) {
-            int *c = arena_alloc(a, (size_t)(nk + 1) * sizeof *c);
-            memcpy(c, cfg, (size_t)nk * sizeof *c);
-            ARENA_PUSH(a, *cfgs, *ncfg, cap, c);
-        }
-        if (!ok)
-            cfg_skip(t, cfg, read, 0, nk);
-    } while (cfg_next(t, cfg, 0, nk));
+    Space sp = {t, o, a, nk, NULL, 0, 0};
+    rc = cfg_each(t, cfg, 0, space_add, &sp, err);
     free(cfg);
-    return 0;
+    *cfgs = sp.cfgs;
+    *ncfg = sp.n;
+    return rc ? -1 : 0;
 }
 
 /* ---- kernel keys -------------------------------------------------------- */

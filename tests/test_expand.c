@@ -310,8 +310,24 @@ static void test_launch_tmaps(void **state)
     arena_free(a);
 }
 
-/* constraints() reports the knobs it read; a scan skips every config
- * that agrees with a rejection on them and passes the same configs. */
+/* cfg_each's fn: the configs it is given (stop: only the first) */
+typedef struct Seen {
+    int cfg[12][3], n;
+    bool stop;
+} Seen;
+
+static int seen_add(void *ctx, const int *cfg)
+{
+    Seen *s = ctx;
+    assert_true(s->n < 12);
+    memcpy(s->cfg[s->n++], cfg, sizeof s->cfg[0]);
+    return s->stop;
+}
+
+/* constraints() reports the knobs it read; the walk, which skips and
+ * keeps each rejection by those knobs, passes the configs the odometer
+ * over every config passes, in its order, and calls constraints() once
+ * for each config that no earlier rejection decides. */
 static void test_constraint_reads(void **state)
 {
     (void)state;
@@ -350,25 +366,58 @@ static void test_constraint_reads(void **state)
     assert_false(ok);                      /* ZZ = 3 */
     assert_int_equal(read, ~(uint64_t)0);  /* pairs() reads every knob */
     str_free(&why);
-    /* the scan: every simt config is checked, mma once then skipped */
-    int cfg[3] = {0, 0, 0}, calls = 0, pass = 0;
-    long long all = 0;
+    /* the walk: what the odometer over all 12 configs passes, in its order */
+    int want[12][3], nwant = 0, cfg[3] = {0, 0, 0};
     do {
-        assert_int_equal(template_check(t, cfg, &ok, &why, &read), 0);
-        calls++;
-        all++;
-        pass += ok;
-        if (!ok)
-            all += cfg_skip(t, cfg, read, 0, 3);
+        assert_int_equal(template_check(t, cfg, &ok, &why, NULL), 0);
+        if (ok)
+            memcpy(want[nwant++], cfg, sizeof cfg);
     } while (cfg_next(t, cfg, 0, 3));
     str_free(&why);
-    assert_int_equal(calls, 7);
-    assert_int_equal(all, 12);
-    assert_int_equal(pass, 5);
-    /* with path fixed (a design point), a path-only rejection ends it */
+    assert_int_equal(nwant, 5);
+    Seen seen = {0};
+    memset(cfg, 0, sizeof cfg);
+    assert_int_equal(cfg_each(t, cfg, 0, seen_add, &seen, &err), 0);
+    assert_int_equal(seen.n, nwant);
+    assert_memory_equal(seen.cfg, want, (size_t)nwant * sizeof want[0]);
+    /* with path fixed (a design point): mma has none, simt the same five */
     int d[3] = {1, 0, 0};
-    assert_int_equal(cfg_skip(t, d, 1, 1, 3), 5);
-    assert_false(cfg_next(t, d, 1, 3));
+    seen.n = 0;
+    assert_int_equal(cfg_each(t, d, 1, seen_add, &seen, &err), 0);
+    assert_int_equal(seen.n, 0);
+    d[0] = 0;
+    assert_int_equal(cfg_each(t, d, 1, seen_add, &seen, &err), 0);
+    assert_int_equal(seen.n, 5);
+    /* fn stops the walk at the first */
+    seen.n = 0;
+    seen.stop = true;
+    assert_int_equal(cfg_each(t, d, 1, seen_add, &seen, &err), 1);
+    assert_int_equal(seen.n, 1);
+    assert_memory_equal(seen.cfg[0], want[0], sizeof want[0]);
+    template_free(t);
+    /* a rejection that read ZZ alone rejects ZZ = 2 again under every AA
+     * without a call (rank() returns the calls so far) */
+    put("v.lua", "local calls = 0\n"
+        "return { name = 'v', backends = { 'cuda' },\n"
+        " design = { path = { 'a' } },\n"
+        " tuning = { AA = { 1, 2, 3 }, ZZ = { 1, 2, 3 } },\n"
+        " constraints = function(s, c) calls = calls + 1 return c.ZZ ~= 2, 'ZZ' end,\n"
+        " rank = function(s, c) return calls end,\n"
+        " launch = function(s, c) return { grid = { 1, 1, 1 }, block = { 1, 1, 1 } } end,\n"
+        " emit = function(s, d) return '' end }\n");
+    t = template_load(dir, "v", &err, a);
+    assert_non_null(t);
+    assert_int_equal(template_bind(t, p, p->k[0], "sm_90", &err), 0);
+    seen.n = 0;
+    seen.stop = false;
+    memset(cfg, 0, sizeof cfg);
+    assert_int_equal(cfg_each(t, cfg, 0, seen_add, &seen, &err), 0);
+    assert_int_equal(seen.n, 6);
+    for (int i = 0; i < seen.n; i++)
+        assert_int_not_equal(seen.cfg[i][2], 1);    /* ZZ's index 1: 2 */
+    double calls;
+    assert_int_equal(template_rank(t, cfg, &calls, &err), 0);
+    assert_true(calls == 7);               /* 9 configs, two decided */
     template_free(t);
     ctx_free(&c);
     str_free(&err);
