@@ -267,7 +267,6 @@ static int choose(Build *B, Plan *p, Kernel *k, Template *t, BKernel *bk)
     /* the tuner's default: the best-ranked valid config, the first on
      * ties or without rank() */
     int *cfg = arena_alloc(B->a, (size_t)(nk + 1) * sizeof *cfg);
-    memset(cfg, 0, (size_t)(nk + 1) * sizeof *cfg);
     BestRanked br = {t, bk->cfg, nk, NAN, false, {0}};
     if (cfg_each(t, cfg, 0, best_ranked, &br, &br.err)) {
         fprintf(stderr, "kgen: error: kernel %s: %s\n", k->name,

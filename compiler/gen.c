@@ -237,31 +237,21 @@ static const char *arch_of(const Options *o)
 typedef struct FirstValid {
     Template *t;
     const Options *o;
-    int *out;
 } FirstValid;
 
 static int first_where(void *ctx, const int *cfg)
 {
     FirstValid *f = ctx;
-    if (!config_where(f->t, cfg, f->o))
-        return 0;
-    memcpy(f->out, cfg, (size_t)template_nknobs(f->t) * sizeof *cfg);
-    return 1;
+    return config_where(f->t, cfg, f->o);
 }
 
 /* The first config with design values from cfg[0..ndesign) whose tuning
- * passes the constraints and every --where; -1 none, -2 a template error
- * (in err). */
+ * passes the constraints and every --where (left in cfg); -1 none, -2 a
+ * template error (in err). */
 static int first_valid(Template *t, int *cfg, const Options *o, Str *err)
 {
-    int nd = template_ndesign(t), nk = template_nknobs(t);
-    int *walk = malloc((size_t)(nk + 1) * sizeof *walk);
-    if (!walk)
-        die("out of memory");
-    memcpy(walk, cfg, (size_t)nd * sizeof *cfg);
-    FirstValid f = {t, o, cfg};
-    int rc = cfg_each(t, walk, nd, first_where, &f, err);
-    free(walk);
+    FirstValid f = {t, o};
+    int rc = cfg_each(t, cfg, template_ndesign(t), first_where, &f, err);
     return rc < 0 ? -2 : rc == 1 ? 0 : -1;
 }
 
@@ -440,36 +430,6 @@ typedef struct Ranked {
     int seq;                   /* the space's order, for ties */
 } Ranked;
 
-/* kgen space: the configs that pass, ranked with --rank */
-typedef struct SpaceCount {
-    Template *t;
-    const Options *o;
-    Arena *a;
-    int nk;
-    long long pass;
-    Ranked *r;
-    int nr, cap;
-    Str err;
-} SpaceCount;
-
-static int space_count(void *ctx, const int *cfg)
-{
-    SpaceCount *sc = ctx;
-    if (!config_where(sc->t, cfg, sc->o))
-        return 0;
-    sc->pass++;
-    if (!sc->o->rank)
-        return 0;
-    double cost;
-    if (template_rank(sc->t, cfg, &cost, &sc->err))
-        return -1;
-    int *c = arena_alloc(sc->a, (size_t)sc->nk * sizeof *c);
-    memcpy(c, cfg, (size_t)sc->nk * sizeof *c);
-    Ranked x = {c, cost, sc->nr};
-    ARENA_PUSH(sc->a, sc->r, sc->nr, sc->cap, x);
-    return 0;
-}
-
 static int rank_nd;            /* design knobs, for by_point_cost */
 static int by_point_cost(const void *x, const void *y)
 {
@@ -561,24 +521,27 @@ int cmd_space(const Options *o)
                 rc = 1;
             continue;
         }
-        int *cfg = calloc((size_t)nk + 1, sizeof *cfg);
-        long long all = 1;
-        for (int i = 0; i < nk; i++)
-            all *= template_knob(t, i)->n;
-        SpaceCount sc = {t, o, a, nk, 0, NULL, 0, 0, {0}};
-        int each = cfg_each(t, cfg, 0, space_count, &sc, &sc.err);
-        if (each) {
-            fprintf(stderr, "kgen: error: %s\n", sc.err.buf ? sc.err.buf : "");
+        int **cfgs, ncfg;
+        if (space_list(t, o, &cfgs, &ncfg, &err, a)) {
+            fprintf(stderr, "kgen: error: %s\n", err.buf ? err.buf : "");
             rc = 1;
+            continue;
         }
-        str_free(&sc.err);
-        free(cfg);
-        long long pass = sc.pass;
-        Ranked *r = sc.r;
-        int nr = sc.nr;
+        Ranked *r = NULL;
+        int nr = 0, cap = 0;
+        for (int j = 0; o->rank && j < ncfg; j++) {
+            Ranked x = {cfgs[j], 0, j};
+            str_free(&err);
+            if (template_rank(t, cfgs[j], &x.cost, &err)) {
+                fprintf(stderr, "kgen: error: %s\n", err.buf);
+                rc = 1;
+                break;
+            }
+            ARENA_PUSH(a, r, nr, cap, x);
+        }
         printf("%s (%s, lines %d-%d) on %s: %lld of %lld configs pass the "
                "constraints\n", kk->name, kk->op, kk->line_first, kk->line_last,
-               arch, pass, all);
+               arch, (long long)ncfg, (long long)total);
         if (o->rank)
             print_ranked(t, r, nr, o->rank);
     }

@@ -706,8 +706,8 @@ const char *templates_dir(const Options *o);
 bool cfg_next(const Template *t, int *cfg, int lo, int hi);
 /* fn(ctx, cfg) for every config that passes the template's constraints,
  * with cfg[0..lo) as given and knobs [lo, n) in cfg_next's order; fn
- * returns nonzero to stop.  0 done, 1 stopped by fn, -1 a template error
- * (in err). */
+ * returns nonzero to stop, and cfg then holds the config it stopped at.
+ * 0 done, 1 stopped by fn, -1 a template error (in err). */
 typedef int (*CfgFn)(void *ctx, const int *cfg);
 int cfg_each(Template *t, int *cfg, int lo, CfgFn fn, void *ctx, Str *err);
 TemplateCache *template_cache_new(Arena *a);
@@ -733,6 +733,9 @@ int cmd_cache(const Options *o);
  * err. */
 int tune_space(Template *t, const Plan *p, const Kernel *k, const char *arch,
                const Options *o, int ***cfgs, int *ncfg, Str *err, Arena *a);
+/* The same for a template already bound to its kernel. */
+int space_list(Template *t, const Options *o, int ***cfgs, int *ncfg,
+               Str *err, Arena *a);
 /* Does cfg satisfy every --where KNOB=V[,V...] of o? */
 bool config_where(const Template *t, const int *cfg, const Options *o);
 /* The kernel's cache key: op (template/op#hash of its computation), shape

@@ -103,24 +103,29 @@ static int space_add(void *ctx, const int *cfg)
     return 0;
 }
 
-int tune_space(Template *t, const Plan *p, const Kernel *k, const char *arch,
-               const Options *o, int ***cfgs, int *ncfg, Str *err, Arena *a)
+int space_list(Template *t, const Options *o, int ***cfgs, int *ncfg,
+               Str *err, Arena *a)
 {
-    *cfgs = NULL;
-    *ncfg = 0;
-    int rc = template_bind(t, p, k, arch, err);
-    if (rc)
-        return -1;
     int nk = template_nknobs(t);
     int *cfg = calloc((size_t)nk + 1, sizeof *cfg);
     if (!cfg)
         die("out of memory");
     Space sp = {t, o, a, nk, NULL, 0, 0};
-    rc = cfg_each(t, cfg, 0, space_add, &sp, err);
+    int rc = cfg_each(t, cfg, 0, space_add, &sp, err);
     free(cfg);
     *cfgs = sp.cfgs;
     *ncfg = sp.n;
     return rc ? -1 : 0;
+}
+
+int tune_space(Template *t, const Plan *p, const Kernel *k, const char *arch,
+               const Options *o, int ***cfgs, int *ncfg, Str *err, Arena *a)
+{
+    *cfgs = NULL;
+    *ncfg = 0;
+    if (template_bind(t, p, k, arch, err))
+        return -1;
+    return space_list(t, o, cfgs, ncfg, err, a);
 }
 
 /* ---- kernel keys -------------------------------------------------------- */
