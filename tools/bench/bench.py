@@ -9,7 +9,11 @@
            eager, torch.compile (default, max-autotune) and, for attention,
            each SDPA backend with triton.testing.do_bench (median, L2
            flushed), in turn, --rounds times (each figure the median of
-           its rounds).  One JSON per workload in OUT.  With --gpus N the
+           its rounds; --settle S (default 1) runs each contender S
+           seconds back to back before each timing, so that every
+           contender is timed at the clocks a sustained load holds; nvidia-smi's SM clock, power
+           and throttle reasons sampled during each timing go in the JSON
+           as "clocks").  One JSON per workload in OUT.  With --gpus N the
            workloads are spread over N GPUs of the host, one process each
            (CUDA_VISIBLE_DEVICES), all tuning into the one DB; --dry-run
            prints that split and runs nothing.
@@ -18,7 +22,7 @@
 
   python3 tools/bench/bench.py measure --kgen build-dev-bin/kgen --out OUT \
       [--workloads NAME,...] [--budget N] [--no-max-autotune] [--rounds N]
-      [--gpus N [--dry-run]]
+      [--settle SECONDS] [--gpus N [--dry-run]]
   python3 tools/bench/bench.py render OUT... [--write docs/performance.md]
       [--command "..."] [--device NAME]
            (the newest result of each workload among the OUTs, on one
@@ -332,14 +336,110 @@ def do_bench(fn):
                                    return_mode="median")
 
 
-def in_turn(runs, rounds, bench=do_bench):
+def keep_busy(fn, seconds):
+    """Run fn back to back for SECONDS, so that the GPU's clocks and power
+    reach the state a sustained load holds them in before fn is timed."""
+    import torch
+    end = time.time() + seconds
+    while time.time() < end:
+        for _ in range(8):
+            fn()
+        torch.cuda.synchronize()
+
+
+def in_turn(runs, rounds, bench=do_bench, settle=None, windows=None):
     """Time the (label, fn) runs in turn, ROUNDS times over: each label's
-    figure the median of its rounds; returns (figures, every round's)."""
+    figure the median of its rounds; returns (figures, every round's).
+    With SETTLE, settle(fn) runs just before each timing; WINDOWS, a list,
+    gets (label, round, wall-clock start, end) of each timing."""
     got = {label: [] for label, _ in runs}
-    for _ in range(rounds):
+    for i in range(rounds):
         for label, fn in runs:
+            if settle:
+                settle(fn)
+            t0 = time.time()
             got[label].append(bench(fn))
+            if windows is not None:
+                windows.append((label, i, t0, time.time()))
     return {label: statistics.median(v) for label, v in got.items()}, got
+
+
+# ---- the GPU's clocks while each contender is timed --------------------------
+# Under a sustained load the H200 holds its power cap (700 W) by lowering
+# the SM clock, from 1980 MHz to 1275-1900 MHz (docs/performance.md,
+# attempt 43), and a kernel's time scales with it: each timing is tagged
+# with the clocks nvidia-smi sampled during it.
+
+SMI_FIELDS = "timestamp,clocks.sm,power.draw.instant,clocks_event_reasons.active"
+
+
+def smi_sample(line):
+    """One nvidia-smi CSV line (SMI_FIELDS, noheader, nounits) as (wall
+    clock seconds, SM MHz, watts, event reasons); None if it is no sample."""
+    f = [x.strip() for x in line.split(",")]
+    if len(f) != 4:
+        return None
+    try:
+        t = time.mktime(time.strptime(f[0].split(".")[0],
+                                      "%Y/%m/%d %H:%M:%S"))
+        frac = float("0." + f[0].split(".")[1]) if "." in f[0] else 0.0
+        return (t + frac, float(f[1]), float(f[2]), int(f[3], 16))
+    except (ValueError, IndexError):
+        return None
+
+
+def clock_stats(samples, t0, t1):
+    """The samples taken in [t0, t1]: mean and lowest SM clock, highest
+    power, the event reasons seen (OR); None when none fell there."""
+    s = [x for x in samples if t0 <= x[0] <= t1]
+    if not s:
+        return None
+    reasons = 0
+    for x in s:
+        reasons |= x[3]
+    return {"mhz": round(sum(x[1] for x in s) / len(s)),
+            "mhz_min": round(min(x[1] for x in s)),
+            "w_max": round(max(x[2] for x in s)),
+            "reasons": hex(reasons), "samples": len(s)}
+
+
+class Clocks:
+    """nvidia-smi sampling this process's GPU every 100 ms in the
+    background (timestamps are nvidia-smi's, wall clock in local time)."""
+
+    def __init__(self):
+        import threading
+        vis = os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0]
+        self.samples = []
+        fields = SMI_FIELDS
+        try:
+            # drivers before R530 know no instant power: the average then
+            if subprocess.run(["nvidia-smi", "-i", vis or "0",
+                               "--query-gpu=power.draw.instant",
+                               "--format=csv,noheader"],
+                              capture_output=True).returncode:
+                fields = fields.replace("power.draw.instant", "power.draw")
+            self.p = subprocess.Popen(
+                ["nvidia-smi", "-i", vis or "0", "--query-gpu=" + fields,
+                 "--format=csv,noheader,nounits", "-lms", "100"],
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        except OSError:
+            self.p = None
+            return
+        self.t = threading.Thread(target=self._read, daemon=True)
+        self.t.start()
+
+    def _read(self):
+        for line in self.p.stdout:
+            x = smi_sample(line)
+            if x:
+                self.samples.append(x)
+
+    def stop(self):
+        if self.p:
+            self.p.terminate()
+            self.p.wait()
+            self.t.join(timeout=5)
 
 
 def plan_flops(kgen, pat, opts):
@@ -407,7 +507,7 @@ def measure_sharded(args, todo, db):
                "--only", ",".join(slug(w[0]) for w in part),
                "--budget", str(args.budget),
                "--tune-timeout", str(args.tune_timeout),
-               "--rounds", str(args.rounds)]
+               "--rounds", str(args.rounds), "--settle", str(args.settle)]
         if args.no_max_autotune:
             cmd.append("--no-max-autotune")
         p = subprocess.Popen(cmd, env=dict(os.environ,
@@ -452,6 +552,7 @@ def measure(args):
     env = dict(os.environ, KGEN_TEMPLATES=os.path.join(ROOT, "templates"),
                KGEN_PATTERNS=os.path.join(ROOT, "patterns"),
                KGEN_INCLUDE=os.path.join(ROOT, "include"))
+    clocks = Clocks()
     for name, pat, opts in todo:
         res = {"workload": name, "model": pat, "options": opts,
                "device": torch.cuda.get_device_name(),
@@ -546,13 +647,26 @@ def measure(args):
                         runs.append((label, run))
                     except Exception as e:                   # noqa: BLE001
                         res[f"{label}_error"] = str(e)[:200]
-            res["ms"], res["ms_rounds"] = in_turn(runs, args.rounds)
+            windows = []
+            res["ms"], res["ms_rounds"] = in_turn(
+                runs, args.rounds, windows=windows, settle=(
+                    lambda f: keep_busy(f, args.settle)) if args.settle else
+                None)
+            res["settle_s"] = args.settle
+            time.sleep(0.3)              # nvidia-smi's last samples
+            res["clocks"] = {label: [clock_stats(clocks.samples, t0, t1)
+                                     for lb, _, t0, t1 in windows
+                                     if lb == label]
+                             for label, _ in runs}
             torch._dynamo.reset()
         except Exception as e:                               # noqa: BLE001
             res["error"] = str(e)[:2000]
         with open(out + ".json", "w") as f:
             json.dump(res, f, indent=1)
         print(row_text(res), flush=True)
+        if res.get("clocks"):
+            print("  " + clocks_text(res), flush=True)
+    clocks.stop()
 
 
 def F_sdpa(q, k, v, is_causal):
@@ -614,6 +728,23 @@ def row_text(r):
             (", tune cut at --tune-timeout" if cut(r) else ""))
 
 
+def clocks_text(r):
+    """Each contender's SM clock over its rounds (mean MHz of each round's
+    samples) and whether the power cap (reason 0x4) held it down."""
+    parts = []
+    for label, per in r.get("clocks", {}).items():
+        got = [c for c in per if c]
+        if not got:
+            continue
+        capped = sum(1 for c in got if int(c["reasons"], 16) & 0x4)
+        parts.append(f"{label} " + "/".join(str(c["mhz"]) for c in got) +
+                     f" MHz, {max(c['w_max'] for c in got)} W max" +
+                     (f", power-capped in {capped} of {len(got)}"
+                      if capped else ""))
+    return "SM clock while timed: " + "; ".join(parts) if parts else \
+        "SM clock while timed: no samples"
+
+
 def render(args):
     # the newest measurement of each workload on the device (of the newest
     # one when --device is not given), with the call (directory) it came from
@@ -665,6 +796,23 @@ def render(args):
                      f"{fl:.4f} ms ({t['kgen'] / fl:.1f}x) | "
                      f"{'ok' if ok else 'MISMATCH'} ({chk:.1e}) |" +
                      (f" {r.get('date', '?')}, {r['_from']} |" if many else ""))
+    clk = []
+    for r in rows:
+        c = r.get("clocks") or {}
+        if "error" in r or "kgen" not in c:
+            continue
+        best = min((r["ms"][p], p) for p in PEERS if p in r["ms"])[1]
+        mean = {lb: [x["mhz"] for x in c.get(lb, []) if x]
+                for lb in ("kgen", best)}
+        if all(mean.values()):
+            clk.append(f"{r['workload']}: kgen " + "/".join(
+                map(str, mean["kgen"])) + f", {best} " + "/".join(
+                map(str, mean[best])) +
+                f" (settle {r.get('settle_s', 0):g} s)")
+    if clk:
+        lines += ["", "SM clock (MHz) while each round was timed, from "
+                  "nvidia-smi; under a sustained load the 700 W cap holds "
+                  "it down: " + "; ".join(clk) + "."]
     table = "\n".join(lines)
     print(table)
     if args.write:
@@ -697,6 +845,9 @@ def main():
     m.add_argument("--no-max-autotune", action="store_true")
     m.add_argument("--rounds", type=int, default=3,
                    help="time the contenders in turn this many times")
+    m.add_argument("--settle", type=float, default=1,
+                   help="run each contender this many seconds back to back "
+                   "before each timing (the sustained load's clocks)")
     m.add_argument("--gpus", type=int, default=1,
                    help="spread the workloads over this many GPUs of the host")
     m.add_argument("--dry-run", action="store_true",
