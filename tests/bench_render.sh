@@ -31,6 +31,7 @@ cat > "$work/new/c.json" <<JSON
             "compile": [{"mhz": 1755, "mhz_min": 1700, "w_max": 690, "reasons": "0x4", "samples": 4},
                         {"mhz": 1740, "mhz_min": 1700, "w_max": 690, "reasons": "0x4", "samples": 4}]}}
 JSON
+echo '{"variants": {}, "check": {}}' > "$work/new/not_a_row.json"   # an experiment's JSON beside the rows
 out=$(python3 "$src/tools/bench/bench.py" render "$work/old" "$work/new" --device "GPU X") ||
     { echo "FAILED: render exited $?"; exit 1; }
 failed=0

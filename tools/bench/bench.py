@@ -754,6 +754,8 @@ def render(args):
             if f.endswith(".json"):
                 with open(os.path.join(d, f)) as fp:
                     r = json.load(fp)
+                if "workload" not in r:      # not a measure result
+                    continue
                 r["_from"] = os.path.normpath(d)
                 every.append(r)
     dev = args.device or max(every, key=lambda r: r.get("date", ""),
