@@ -1,0 +1,7 @@
+#!/bin/bash
+# call 231: energy.py over call 227's tuned builds of ConvNeXt and LYNXNet2
+# (c0, l0): each kernel alone, idle and loaded, its joules a call, beside
+# cuBLAS's GEMMs of the blocks' shapes and a 100 MB copy.
+export PYTHONUNBUFFERED=1
+timeout 300 python3 docs/bench-2026-11-30/call231/energy.py build-dev-bin/var/c0 build-dev-bin/var/l0 2>&1 | grep -v -i warn
+echo "done at ${SECONDS}s"
