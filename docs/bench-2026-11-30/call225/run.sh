@@ -1,5 +1,5 @@
 #!/bin/bash
-# next45 (written in session 44, not run): where the blocks' spread comes
+# next45 (written in session 44, run as call 225 in session 45): where the blocks' spread comes
 # from (attempt 42: the same kernels and configs drew 1.29x to 1.51x).  On
 # whatever machine the call gets: the GPU's clocks, power, temperature and
 # throttle reasons sampled every 200 ms into $OUT/smi.csv throughout;
