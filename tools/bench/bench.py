@@ -11,9 +11,10 @@
            flushed), in turn, --rounds times (each figure the median of
            its rounds; --settle S (default 1) runs each contender S
            seconds back to back before each timing, so that every
-           contender is timed at the clocks a sustained load holds; nvidia-smi's SM clock, power
-           and throttle reasons sampled during each timing go in the JSON
-           as "clocks").  One JSON per workload in OUT.  With --gpus N the
+           contender is timed at the clocks a sustained load holds;
+           nvidia-smi's SM clock, power and throttle reasons sampled
+           during each timing go in the JSON as "clocks").  One JSON per
+           workload in OUT.  With --gpus N the
            workloads are spread over N GPUs of the host, one process each
            (CUDA_VISIBLE_DEVICES), all tuning into the one DB; --dry-run
            prints that split and runs nothing.
@@ -31,6 +32,7 @@
   python3 tools/bench/bench.py list
 """
 import argparse
+import atexit
 import ctypes
 import json
 import math
@@ -428,6 +430,7 @@ class Clocks:
             return
         self.t = threading.Thread(target=self._read, daemon=True)
         self.t.start()
+        atexit.register(self.stop)      # an exception does not leave it running
 
     def _read(self):
         for line in self.p.stdout:
@@ -436,7 +439,7 @@ class Clocks:
                 self.samples.append(x)
 
     def stop(self):
-        if self.p:
+        if self.p and self.p.poll() is None:
             self.p.terminate()
             self.p.wait()
             self.t.join(timeout=5)
