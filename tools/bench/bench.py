@@ -340,13 +340,16 @@ def do_bench(fn):
 
 def keep_busy(fn, seconds):
     """Run fn back to back for SECONDS, so that the GPU's clocks and power
-    reach the state a sustained load holds them in before fn is timed."""
+    reach the state a sustained load holds them in before fn is timed;
+    returns how many calls ran."""
     import torch
-    end = time.time() + seconds
+    end, n = time.time() + seconds, 0
     while time.time() < end:
         for _ in range(8):
             fn()
+        n += 8
         torch.cuda.synchronize()
+    return n
 
 
 def in_turn(runs, rounds, bench=do_bench, settle=None, windows=None):
@@ -390,10 +393,15 @@ def smi_sample(line):
         return None
 
 
+def samples_in(samples, t0, t1):
+    """The nvidia-smi samples taken in [t0, t1] (wall clock)."""
+    return [x for x in samples if t0 <= x[0] <= t1]
+
+
 def clock_stats(samples, t0, t1):
     """The samples taken in [t0, t1]: mean and lowest SM clock, highest
     power, the event reasons seen (OR); None when none fell there."""
-    s = [x for x in samples if t0 <= x[0] <= t1]
+    s = samples_in(samples, t0, t1)
     if not s:
         return None
     reasons = 0

@@ -53,13 +53,17 @@ def kernels(header):
     return out
 
 
+def contiguous(shape):
+    """The strides of a tensor of SHAPE laid out densely, row-major."""
+    return [math.prod(shape[i + 1:]) for i in range(len(shape))]
+
+
 def extents(ks):
     """Each name's buffer: its dtype and the elements its views reach."""
     bufs = {}
     for _, _, args in ks:
         for n, dt, shape, strides, off in args:
-            if strides is None:
-                strides = [math.prod(shape[i + 1:]) for i in range(len(shape))]
+            strides = strides or contiguous(shape)
             need = off + 1 + sum((d - 1) * s for d, s in zip(shape, strides))
             bufs[n] = (dt, max(bufs.get(n, (dt, 0))[1], need))
     return bufs
@@ -87,15 +91,11 @@ def main():
         torch.cuda.synchronize()
         idle = e0.elapsed_time(e1) / 20 * 1e3
         bench.keep_busy(fn, 2)
-        t0, n = time.time(), 0
-        while time.time() - t0 < 1:
-            for _ in range(8):
-                fn()
-            n += 8
-            torch.cuda.synchronize()
+        t0 = time.time()
+        n = bench.keep_busy(fn, 1)
         t1 = time.time()
         time.sleep(0.3)
-        s = [x for x in clocks.samples if t0 <= x[0] <= t1]
+        s = bench.samples_in(clocks.samples, t0, t1)
         mhz = sum(x[1] for x in s) / len(s) if s else float("nan")
         w = sum(x[2] for x in s) / len(s) if s else float("nan")
         loaded = (t1 - t0) / n * 1e6
@@ -124,9 +124,8 @@ def main():
         calls = []
         for kname, launcher, kargs in ks:
             f = getattr(fused.lib, launcher)
-            ts = [base[n].as_strided(shape, st or [
-                math.prod(shape[i + 1:]) for i in range(len(shape))], off)
-                for n, _, shape, st, off in kargs]
+            ts = [base[n].as_strided(shape, st or contiguous(shape), off)
+                  for n, _, shape, st, off in kargs]
             ds = [bench.desc(t) for t in ts]
             ptrs = [ctypes.pointer(d) for d in ds]
             f.argtypes = [ctypes.c_void_p] + \
